@@ -1,0 +1,15 @@
+// The broadcast trees of Bruck et al. §2 as pure rank arithmetic (node 0 is
+// the source). Generators in binomial_tree.cpp, lambda_tree.cpp and
+// alpha_partition.cpp turn them into schedules.
+#pragma once
+#include "algorithms/postal_math.hpp"
+#include "algorithms/tree.hpp"
+
+namespace hetcoll {
+
+Tree binomial_tree(int n);                       // split ⌈n/2⌉ (§2.1)
+Tree lambda_tree(int n, double lambda);          // greedy two-queue construction (§2.3)
+Tree alpha_partition_tree(int n, double alpha);  // fixed α (§2.4)
+Tree alpha_partition_tree(int n, const postal::AlphaTable& table);  // α(n) from the look-up table
+
+}  // namespace hetcoll

@@ -1,0 +1,62 @@
+// The algorithm registry: every generator, registered once, with the facts a
+// user (and the docs) need. Tests iterate over it; the planner chooses from it.
+//
+// An algorithm is named by a spec: "name" or "name[key=value,...]", e.g.
+// "alpha_partition[alpha=0.58]".
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/machine_model.hpp"
+#include "schedule/schedule.hpp"
+
+namespace hetcoll {
+
+using Params = std::map<std::string, std::string>;
+
+struct GenContext {
+  const Collective& coll;
+  const MachineModel& model;
+  const Params& params;
+  int only_rank = -1;  // >= 0: build only this rank's program
+};
+
+using Generator = Schedule (*)(const GenContext&);
+
+struct Algorithm {
+  std::string name;
+  std::vector<CollOp> ops;   // collectives it implements
+  std::string description;   // one line: what it does
+  std::string steps;         // number of communication steps
+  std::string bytes;         // bytes on the wire per rank (m = message bytes)
+  std::string cost;          // closed-form cost where the source gives one
+  std::string source;        // paper and section
+  std::vector<std::string> params;  // accepted parameters
+  bool rank_consistent = true;      // allreduce: identical result bits on every rank
+  Generator generate = nullptr;
+
+  bool supports(CollOp op) const;
+};
+
+const std::vector<Algorithm>& registry();
+// Throws InputError naming the valid algorithms (for `op` if given).
+const Algorithm& find_algorithm(const std::string& name);
+std::vector<const Algorithm*> algorithms_for(CollOp op);
+
+struct AlgorithmSpec {
+  std::string name;
+  Params params;
+  std::string str() const;  // canonical "name[k=v,...]"
+};
+AlgorithmSpec parse_algorithm_spec(const std::string& spec);
+
+// Builds the schedule of `spec` for `coll` on `model`. Collectives that move
+// no data (all counts zero, barrier excepted) get an empty schedule.
+Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank = -1);
+
+// Parameter helpers for generators (throw InputError with the algorithm name).
+double param_double(const GenContext& ctx, const char* algo, const char* key, double fallback);
+void reject_unknown_params(const GenContext& ctx, const Algorithm& a);
+
+}  // namespace hetcoll

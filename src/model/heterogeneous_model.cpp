@@ -1,0 +1,122 @@
+#include "model/heterogeneous_model.hpp"
+
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+HeterogeneousModel::HeterogeneousModel(std::vector<NodeCost> nodes, std::vector<double> Xc,
+                                       std::vector<double> Xm, std::string spec)
+    : nodes_(std::move(nodes)), Xc_(std::move(Xc)), Xm_(std::move(Xm)), spec_(std::move(spec)) {
+  size_t n = nodes_.size();
+  if (n == 0) throw InputError("heterogeneous model: no nodes");
+  if (Xc_.size() != n * n || Xm_.size() != n * n)
+    throw InputError(cat("heterogeneous model: Xc and Xm must be ", n, "x", n, " matrices"));
+  for (auto& nd : nodes_)
+    if (nd.Sc < 0 || nd.Sm < 0 || nd.Rc < 0 || nd.Rm < 0 || nd.gamma < 0)
+      throw InputError(cat("heterogeneous model: node '", nd.name, "' has a negative cost"));
+  for (size_t k = 0; k < n * n; ++k)
+    if (Xc_[k] < 0 || Xm_[k] < 0) throw InputError("heterogeneous model: negative transmission cost");
+}
+
+std::shared_ptr<HeterogeneousModel> HeterogeneousModel::banikazemi(const std::string& letters, double gamma) {
+  const double us = 1e-6;
+  std::vector<NodeCost> nodes;
+  for (char c : letters) {
+    if (c == 'F' || c == 'f') nodes.push_back({"fast", 60 * us, 0.05 * us, 110 * us, 0.03 * us, gamma});
+    else if (c == 'S' || c == 's') nodes.push_back({"slow", 90 * us, 0.18 * us, 140 * us, 0.08 * us, gamma});
+    else throw InputError(cat("hetero:nodes: '", c, "' is not F (fast) or S (slow)"));
+  }
+  size_t n = nodes.size();
+  std::vector<double> Xc(n * n, 16 * us), Xm(n * n, us / 12.5);
+  std::string spec = "hetero:nodes=" + letters;
+  if (gamma > 0) spec += ",gamma=" + std::to_string(gamma);
+  return std::make_shared<HeterogeneousModel>(std::move(nodes), std::move(Xc), std::move(Xm), spec);
+}
+
+namespace {
+std::vector<double> matrix(const json::Value& v, size_t n, const char* what) {
+  if (v.is_number()) return std::vector<double>(n * n, v.as_double(what));
+  auto& rows = v.as_array(what);
+  if (rows.size() != n) throw InputError(cat(what, ": expected ", n, " rows, got ", rows.size()));
+  std::vector<double> m;
+  for (auto& row : rows) {
+    auto& cols = row.as_array(what);
+    if (cols.size() != n) throw InputError(cat(what, ": expected ", n, " columns, got ", cols.size()));
+    for (auto& x : cols) m.push_back(x.as_double(what));
+  }
+  return m;
+}
+}  // namespace
+
+std::shared_ptr<HeterogeneousModel> HeterogeneousModel::from_json(const json::Value& v, const std::string& spec) {
+  std::vector<NodeCost> nodes;
+  for (auto& nd : v.at("nodes").as_array("nodes")) {
+    NodeCost c;
+    if (auto* name = nd.find("name")) c.name = name->as_string("name");
+    c.Sc = nd.at("Sc").as_double("Sc");
+    c.Sm = nd.at("Sm").as_double("Sm");
+    c.Rc = nd.at("Rc").as_double("Rc");
+    c.Rm = nd.at("Rm").as_double("Rm");
+    if (auto* g = nd.find("gamma")) c.gamma = g->as_double("gamma");
+    nodes.push_back(c);
+  }
+  size_t n = nodes.size();
+  auto Xc = matrix(v.at("Xc"), n, "Xc");
+  auto Xm = matrix(v.at("Xm"), n, "Xm");
+  return std::make_shared<HeterogeneousModel>(std::move(nodes), std::move(Xc), std::move(Xm), spec);
+}
+
+void HeterogeneousModel::check_rank(int r) const {
+  if (r < 0 || r >= ranks())
+    throw InputError(cat("heterogeneous model describes ", ranks(), " ranks; rank ", r, " is not one of them"));
+}
+
+MessageCost HeterogeneousModel::message(int src, int dst, uint64_t bytes) const {
+  check_rank(src);
+  check_rank(dst);
+  double m = double(bytes);
+  const NodeCost& s = nodes_[size_t(src)];
+  const NodeCost& r = nodes_[size_t(dst)];
+  size_t k = size_t(src) * nodes_.size() + size_t(dst);
+  double send = s.Sc + s.Sm * m;
+  return {send, send + Xc_[k] + Xm_[k] * m, r.Rc + r.Rm * m};
+}
+
+double HeterogeneousModel::reduce_time(int rank, uint64_t bytes) const {
+  check_rank(rank);
+  return nodes_[size_t(rank)].gamma * double(bytes);
+}
+
+json::Value HeterogeneousModel::to_json() const {
+  json::Value v = json::Value::object();
+  v["model"] = "heterogeneous";
+  v["unit"] = "s";
+  json::Value nodes = json::Value::array();
+  for (auto& n : nodes_) {
+    json::Value o = json::Value::object();
+    o["name"] = n.name;
+    o["Sc"] = n.Sc;
+    o["Sm"] = n.Sm;
+    o["Rc"] = n.Rc;
+    o["Rm"] = n.Rm;
+    o["gamma"] = n.gamma;
+    nodes.push(o);
+  }
+  v["nodes"] = nodes;
+  size_t n = nodes_.size();
+  json::Value xc = json::Value::array(), xm = json::Value::array();
+  for (size_t i = 0; i < n; ++i) {
+    json::Value rc = json::Value::array(), rm = json::Value::array();
+    for (size_t j = 0; j < n; ++j) {
+      rc.push(Xc_[i * n + j]);
+      rm.push(Xm_[i * n + j]);
+    }
+    xc.push(rc);
+    xm.push(rm);
+  }
+  v["Xc"] = xc;
+  v["Xm"] = xm;
+  return v;
+}
+
+}  // namespace hetcoll

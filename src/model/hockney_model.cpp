@@ -1,0 +1,35 @@
+#include "model/hockney_model.hpp"
+
+#include <sstream>
+
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+HockneyModel::HockneyModel(double alpha, double beta, double gamma, double copy)
+    : alpha_(alpha), beta_(beta), gamma_(gamma), copy_(copy) {
+  if (alpha < 0 || beta < 0 || gamma < 0 || copy < 0)
+    throw InputError("hockney model: alpha, beta, gamma and copy must be non-negative");
+  if (alpha == 0 && beta == 0) throw InputError("hockney model: alpha and beta cannot both be zero");
+}
+
+std::string HockneyModel::spec() const {
+  std::ostringstream os;
+  os.precision(12);
+  os << "hockney:alpha=" << alpha_ << ",beta=" << beta_ << ",gamma=" << gamma_;
+  if (copy_ > 0) os << ",copy=" << copy_;
+  return os.str();
+}
+
+json::Value HockneyModel::to_json() const {
+  json::Value v = json::Value::object();
+  v["model"] = "hockney";
+  v["unit"] = "s";
+  v["alpha"] = alpha_;
+  v["beta"] = beta_;
+  v["gamma"] = gamma_;
+  v["copy"] = copy_;
+  return v;
+}
+
+}  // namespace hetcoll

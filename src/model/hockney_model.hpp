@@ -1,0 +1,32 @@
+// The α-β-γ (Hockney) model of InterCom §2: a message of m bytes costs
+// α + mβ and occupies the sender's and the receiver's port for that time
+// (one message in and one out at a time); reducing m bytes costs mγ.
+#pragma once
+#include "model/machine_model.hpp"
+
+namespace hetcoll {
+
+class HockneyModel : public MachineModel {
+ public:
+  HockneyModel(double alpha, double beta, double gamma, double copy = 0);
+
+  std::string kind() const override { return "hockney"; }
+  std::string spec() const override;
+  std::string unit() const override { return "s"; }
+  MessageCost message(int, int, uint64_t bytes) const override {
+    double t = alpha_ + beta_ * double(bytes);
+    return {t, 0.0, t};
+  }
+  double reduce_time(int, uint64_t bytes) const override { return gamma_ * double(bytes); }
+  double copy_time(int, uint64_t bytes) const override { return copy_ * double(bytes); }
+  json::Value to_json() const override;
+
+  double alpha() const { return alpha_; }
+  double beta() const { return beta_; }
+  double gamma() const { return gamma_; }
+
+ private:
+  double alpha_, beta_, gamma_, copy_;
+};
+
+}  // namespace hetcoll

@@ -1,0 +1,83 @@
+// The machine model: one interface that every cost model implements.
+//
+// A message of m bytes from rank i to rank j is described by three numbers
+// (MessageCost), which the simulator uses with explicit resources:
+//
+//   sender's send port   busy during [s, s + send]
+//   message available    at the receiver from s + arrive
+//   receiver's recv port busy during [r, r + recv],  r = max(s + arrive,
+//                        recv port free, receive posted)
+//   data usable          at r + recv
+//
+// Each rank has one send port, one receive port and one CPU (copies and
+// reductions), all usable at the same time (the postal / one-port
+// assumption). Instances:
+//
+//   postal        send = t0, arrive = (λ-1)·t0, recv = t0: data usable λ·t0
+//                 after the send starts, one message per t0 in each direction
+//                 (Bruck et al. §1); λ and t0 may depend on the size.
+//   hockney       send = recv = α + mβ, arrive = 0: a transfer occupies both
+//                 ports for α + mβ (InterCom §2); reduction mγ.
+//   loggp         send = max(o_s + (m-1)G, g), arrive = o_s + (m-1)G + L,
+//                 recv = o_r.
+//   heterogeneous send = S_c(i) + S_m(i)·m, arrive = send + X_c(i,j) + X_m(i,j)·m,
+//                 recv = R_c(j) + R_m(j)·m (Banikazemi et al. eqs. 1-4);
+//                 reduction γ(i)·m.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "util/json.hpp"
+
+namespace hetcoll {
+
+struct MessageCost {
+  double send = 0;    // sender's send port busy
+  double arrive = 0;  // from send start until the message is at the receiver
+  double recv = 0;    // receiver's receive port busy
+  double total() const { return arrive + recv; }
+};
+
+class MachineModel {
+ public:
+  virtual ~MachineModel() = default;
+
+  // "postal", "hockney", "loggp", "heterogeneous".
+  virtual std::string kind() const = 0;
+  // Canonical spec; parse_model(spec()) rebuilds an equal model. It is also
+  // the model's identity in decision caches.
+  virtual std::string spec() const = 0;
+  // "steps" (postal model time units) or "s".
+  virtual std::string unit() const = 0;
+
+  virtual MessageCost message(int src, int dst, uint64_t bytes) const = 0;
+  virtual double reduce_time(int rank, uint64_t bytes) const = 0;
+  virtual double copy_time(int rank, uint64_t bytes) const = 0;
+
+  // The number of ranks a model with per-node data describes; 0 when the
+  // model is the same for any number of ranks.
+  virtual int ranks() const { return 0; }
+
+  virtual json::Value to_json() const = 0;
+
+  // Bruck's λ seen by a message of this size from src to dst: the time until
+  // the data is usable, in units of the sender's busy time.
+  double postal_lambda(uint64_t bytes, int src = 0, int dst = 1) const;
+};
+
+using ModelPtr = std::shared_ptr<const MachineModel>;
+
+// Parses "postal:lambda=1.8", "hockney:alpha=20us,beta=1ns,gamma=0.5ns",
+// "loggp:L=5us,o=1us,g=2us,G=0.1ns", "hetero:nodes=F,F,S,S",
+// "hetero:file=machine.json". Throws InputError naming the problem.
+ModelPtr parse_model(const std::string& spec);
+
+// Builds a model from its JSON form (the to_json() of any model, or a
+// heterogeneous machine description).
+ModelPtr model_from_json(const json::Value& v);
+
+// The forms parse_model accepts, one per line (for error messages and --help).
+std::string model_spec_help();
+
+}  // namespace hetcoll

@@ -1,0 +1,173 @@
+// parse_model(): "kind:key=value,key=value" → a MachineModel.
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "model/heterogeneous_model.hpp"
+#include "model/hockney_model.hpp"
+#include "model/loggp_model.hpp"
+#include "model/machine_model.hpp"
+#include "model/postal_model.hpp"
+#include "model/units.hpp"
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+double MachineModel::postal_lambda(uint64_t bytes, int src, int dst) const {
+  MessageCost c = message(src, dst, bytes);
+  if (c.send <= 0) return 1.0;
+  double lam = c.total() / c.send;
+  return lam < 1.0 ? 1.0 : lam;
+}
+
+std::string model_spec_help() {
+  return "postal:lambda=L[,t0=T]          (L >= 1, or a table 0:1.2;512:1.8;16k:1.05)\n"
+         "hockney:alpha=A,beta=B[,gamma=G][,copy=C]   (durations: 20us, 1ns; or bw=10GB/s for beta)\n"
+         "loggp:L=..,o=..|os=..,or=..,g=..,G=..[,gamma=..]\n"
+         "hetero:nodes=FFSS[,gamma=G]     (Banikazemi's fast/slow nodes, one letter a rank)\n"
+         "hetero:file=machine.json        (per-node Sc Sm Rc Rm gamma, per-pair Xc Xm)\n"
+         "file:PROFILE.json               (a model written by to_json / hetcoll)";
+}
+
+namespace {
+
+using Params = std::map<std::string, std::string>;
+
+Params split_params(const std::string& kind, const std::string& rest) {
+  Params p;
+  if (rest.empty()) return p;
+  std::stringstream ss(rest);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError(cat("model '", kind, "': parameter '", item, "' is not KEY=VALUE"));
+    std::string key = item.substr(0, eq);
+    if (p.count(key)) throw InputError(cat("model '", kind, "': parameter '", key, "' given twice"));
+    p[key] = item.substr(eq + 1);
+  }
+  return p;
+}
+
+void reject_unknown(const std::string& kind, const Params& p, std::initializer_list<const char*> known) {
+  for (auto& kv : p) {
+    bool ok = false;
+    for (auto* k : known) ok |= kv.first == k;
+    if (!ok) {
+      std::string list;
+      for (auto* k : known) list += std::string(list.empty() ? "" : ", ") + k;
+      throw InputError(cat("model '", kind, "': unknown parameter '", kv.first, "' (known: ", list, ")"));
+    }
+  }
+}
+
+std::string take(Params& p, const std::string& kind, const char* key) {
+  auto it = p.find(key);
+  if (it == p.end()) throw InputError(cat("model '", kind, "' needs ", key, "="));
+  return it->second;
+}
+
+bool has_time_unit(const std::string& s) {
+  return s.find_first_of("smunp") != std::string::npos && s.find_first_not_of("0123456789.eE+-") != std::string::npos &&
+         s.back() == 's';
+}
+
+ModelPtr parse_postal(Params p) {
+  reject_unknown("postal", p, {"lambda", "t0"});
+  SizeTable lambda = SizeTable::parse(take(p, "postal", "lambda"), parse_number);
+  SizeTable t0(1.0);
+  bool seconds = false;
+  if (p.count("t0")) {
+    const std::string& s = p["t0"];
+    seconds = has_time_unit(s);
+    t0 = SizeTable::parse(s, seconds ? parse_duration : parse_number);
+  }
+  return std::make_shared<PostalModel>(lambda, t0, seconds);
+}
+
+ModelPtr parse_hockney(Params p) {
+  reject_unknown("hockney", p, {"alpha", "beta", "bw", "gamma", "copy"});
+  double alpha = parse_duration(take(p, "hockney", "alpha"));
+  double beta;
+  if (p.count("beta") && p.count("bw")) throw InputError("model 'hockney': give beta= or bw=, not both");
+  if (p.count("bw")) beta = 1.0 / parse_bandwidth(p["bw"]);
+  else beta = parse_duration(take(p, "hockney", "beta"));
+  double gamma = p.count("gamma") ? parse_duration(p["gamma"]) : 0.0;
+  double copy = p.count("copy") ? parse_duration(p["copy"]) : 0.0;
+  return std::make_shared<HockneyModel>(alpha, beta, gamma, copy);
+}
+
+ModelPtr parse_loggp(Params p) {
+  reject_unknown("loggp", p, {"L", "o", "os", "or", "g", "G", "gamma"});
+  double L = parse_duration(take(p, "loggp", "L"));
+  double o = p.count("o") ? parse_duration(p["o"]) : 0.0;
+  double os = p.count("os") ? parse_duration(p["os"]) : o;
+  double orr = p.count("or") ? parse_duration(p["or"]) : o;
+  if (!p.count("o") && !(p.count("os") && p.count("or")))
+    throw InputError("model 'loggp' needs o= (or both os= and or=)");
+  double g = parse_duration(take(p, "loggp", "g"));
+  double G = parse_duration(take(p, "loggp", "G"));
+  double gamma = p.count("gamma") ? parse_duration(p["gamma"]) : 0.0;
+  return std::make_shared<LogGPModel>(L, os, orr, g, G, gamma);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(cat("cannot read '", path, "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+ModelPtr parse_hetero(Params p) {
+  reject_unknown("hetero", p, {"nodes", "gamma", "file"});
+  if (p.count("file")) {
+    if (p.count("nodes")) throw InputError("model 'hetero': give nodes= or file=, not both");
+    auto v = json::parse(read_file(p["file"]));
+    return HeterogeneousModel::from_json(v, "hetero:file=" + p["file"]);
+  }
+  double gamma = p.count("gamma") ? parse_duration(p["gamma"]) : 0.0;
+  return HeterogeneousModel::banikazemi(take(p, "hetero", "nodes"), gamma);
+}
+
+}  // namespace
+
+ModelPtr model_from_json(const json::Value& v) {
+  const std::string& kind = v.at("model").as_string("model");
+  if (kind == "postal") {
+    SizeTable lambda = SizeTable::from_json(v.at("lambda"), "lambda");
+    SizeTable t0 = v.has("t0") ? SizeTable::from_json(v.at("t0"), "t0") : SizeTable(1.0);
+    bool seconds = v.has("unit") && v.at("unit").as_string("unit") == "s";
+    return std::make_shared<PostalModel>(lambda, t0, seconds);
+  }
+  if (kind == "hockney")
+    return std::make_shared<HockneyModel>(v.at("alpha").as_double("alpha"), v.at("beta").as_double("beta"),
+                                          v.has("gamma") ? v.at("gamma").as_double("gamma") : 0.0,
+                                          v.has("copy") ? v.at("copy").as_double("copy") : 0.0);
+  if (kind == "loggp")
+    return std::make_shared<LogGPModel>(v.at("L").as_double("L"), v.at("os").as_double("os"),
+                                        v.at("or").as_double("or"), v.at("g").as_double("g"),
+                                        v.at("G").as_double("G"),
+                                        v.has("gamma") ? v.at("gamma").as_double("gamma") : 0.0);
+  if (kind == "heterogeneous") return HeterogeneousModel::from_json(v, "heterogeneous");
+  throw InputError(cat("unknown model kind '", kind, "' (postal, hockney, loggp, heterogeneous)"));
+}
+
+ModelPtr parse_model(const std::string& spec) {
+  auto colon = spec.find(':');
+  std::string kind = spec.substr(0, colon);
+  std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  if (kind == "file") {
+    if (rest.empty()) throw InputError("model 'file' needs a path: file:PROFILE.json");
+    return model_from_json(json::parse(read_file(rest)));
+  }
+  Params p = split_params(kind, rest);
+  if (kind == "postal") return parse_postal(p);
+  if (kind == "hockney") return parse_hockney(p);
+  if (kind == "loggp") return parse_loggp(p);
+  if (kind == "hetero" || kind == "heterogeneous") return parse_hetero(p);
+  throw InputError(cat("unknown model '", kind.empty() ? spec : kind,
+                       "' (expected postal:, hockney:, loggp:, hetero: or file:)"));
+}
+
+}  // namespace hetcoll

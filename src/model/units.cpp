@@ -1,0 +1,85 @@
+#include "model/units.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+namespace {
+// Splits "20us" into 20 and "us"; throws if there is no leading number.
+double leading_number(const std::string& text, std::string& suffix, const char* what) {
+  const char* s = text.c_str();
+  char* end = nullptr;
+  double v = std::strtod(s, &end);
+  if (end == s || text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
+    throw InputError(cat("'", text, "' is not a valid ", what));
+  suffix = end;
+  if (!std::isfinite(v)) throw InputError(cat("'", text, "' is not a finite ", what));
+  return v;
+}
+}  // namespace
+
+double parse_number(const std::string& text) {
+  std::string suffix;
+  double v = leading_number(text, suffix, "number");
+  if (!suffix.empty()) throw InputError(cat("'", text, "' is not a number"));
+  return v;
+}
+
+double parse_duration(const std::string& text) {
+  std::string suffix;
+  double v = leading_number(text, suffix, "duration");
+  if (suffix.empty() || suffix == "s") return v;
+  if (suffix == "ms") return v * 1e-3;
+  if (suffix == "us" || suffix == "µs") return v * 1e-6;
+  if (suffix == "ns") return v * 1e-9;
+  if (suffix == "ps") return v * 1e-12;
+  throw InputError(cat("'", text, "': unknown time unit '", suffix, "' (use s, ms, us, ns, ps)"));
+}
+
+uint64_t parse_bytes(const std::string& text) {
+  std::string suffix;
+  double v = leading_number(text, suffix, "size in bytes");
+  double mult = 1;
+  if (suffix.empty() || suffix == "B") mult = 1;
+  else if (suffix == "k" || suffix == "K" || suffix == "KiB" || suffix == "kB" || suffix == "KB") mult = 1024.0;
+  else if (suffix == "M" || suffix == "MiB" || suffix == "MB") mult = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "GiB" || suffix == "GB") mult = 1024.0 * 1024 * 1024;
+  else throw InputError(cat("'", text, "': unknown size suffix '", suffix, "' (use k, M, G)"));
+  double b = v * mult;
+  if (b < 0 || b != std::floor(b) || b > 9.0e18)
+    throw InputError(cat("'", text, "' is not a whole, non-negative number of bytes"));
+  return static_cast<uint64_t>(b);
+}
+
+double parse_bandwidth(const std::string& text) {
+  std::string suffix;
+  double v = leading_number(text, suffix, "bandwidth");
+  double mult;
+  if (suffix == "B/s" || suffix.empty()) mult = 1;
+  else if (suffix == "kB/s" || suffix == "KB/s") mult = 1e3;
+  else if (suffix == "MB/s") mult = 1e6;
+  else if (suffix == "GB/s") mult = 1e9;
+  else if (suffix == "Gbit/s" || suffix == "Gb/s") mult = 1e9 / 8;
+  else if (suffix == "Mbit/s" || suffix == "Mb/s") mult = 1e6 / 8;
+  else throw InputError(cat("'", text, "': unknown bandwidth unit '", suffix, "' (use B/s, MB/s, GB/s, Gbit/s)"));
+  if (v <= 0) throw InputError(cat("bandwidth '", text, "' must be positive"));
+  return v * mult;
+}
+
+std::string format_duration(double s) {
+  char buf[48];
+  double a = std::fabs(s);
+  if (a == 0) return "0s";
+  if (a >= 1) std::snprintf(buf, sizeof buf, "%.4gs", s);
+  else if (a >= 1e-3) std::snprintf(buf, sizeof buf, "%.4gms", s * 1e3);
+  else if (a >= 1e-6) std::snprintf(buf, sizeof buf, "%.4gus", s * 1e6);
+  else std::snprintf(buf, sizeof buf, "%.4gns", s * 1e9);
+  return buf;
+}
+
+}  // namespace hetcoll

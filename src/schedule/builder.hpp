@@ -1,0 +1,79 @@
+// Builder: how generators write schedules.
+//
+// Ops are appended per rank in program order. Dependencies are explicit
+// (`after`) and, unless turned off, also inferred from data hazards in
+// program order: an op that reads a region depends on its last writer; an op
+// that writes depends on the last writer and on every reader since. So a
+// generator states only the order in which it touches data, and composition
+// (append, sub-groups) is ordered exactly as far as the data requires.
+//
+// Generators that produce millions of ops with trivial dependencies (the
+// λ-tree) turn inference off and pass `after` themselves; the validator
+// checks both kinds the same way (races, cycles, data flow).
+#pragma once
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "schedule/schedule.hpp"
+
+namespace hetcoll {
+
+class Builder {
+ public:
+  Builder(const Collective& coll, std::string algorithm, bool infer_deps = true);
+  ~Builder();
+  Builder(Builder&&) noexcept;
+  Builder& operator=(Builder&&) noexcept;
+
+  const Collective& coll() const { return coll_; }
+  int nranks() const { return coll_.nranks; }
+
+  // Restrict emission to one rank (runtime: a rank builds only its own
+  // program). Generators may skip work for ranks where wants() is false; ops
+  // for other ranks are dropped.
+  void only_rank(int r) { only_ = r; }
+  bool wants(int r) const { return only_ < 0 || only_ == r; }
+
+  using After = std::initializer_list<uint32_t>;
+  uint32_t send(int rank, int to, Slice src, After after = {});
+  uint32_t recv(int rank, int from, Slice dst, After after = {});
+  uint32_t reduce(int rank, Slice dst, Slice src, After after = {});
+  uint32_t copy(int rank, Slice dst, Slice src, After after = {});
+  // General form: `after` points to n_after local op indices.
+  uint32_t add(int rank, Op op, const uint32_t* after, size_t n_after);
+
+  // Scratch space: returns the offset of `bytes` fresh bytes of rank's tmp.
+  uint64_t alloc_tmp(int rank, uint64_t bytes);
+  void reserve(size_t ops, size_t deps) {
+    ops_.reserve(ops);
+    op_rank_.reserve(ops);
+    deps_.reserve(deps);
+  }
+  uint64_t tmp_bytes(int rank) const { return tmp_[size_t(rank)]; }
+  uint32_t ops_on(int rank) const { return count_[size_t(rank)]; }
+
+  // Sequential composition: replays `sub` (built for a group of
+  // rank_map.size() ranks) with sub-rank k acting as rank rank_map[k] and
+  // every slice passed through `map`. The default map keeps in/out offsets
+  // and places the sub-schedule's tmp in fresh tmp space of each rank.
+  using SliceMap = std::function<Slice(int sub_rank, const Slice&)>;
+  void append(const Schedule& sub, const std::vector<int>& rank_map, SliceMap map = nullptr);
+
+  Schedule finish();
+
+ private:
+  struct Hazards;
+  Collective coll_;
+  std::string algorithm_;
+  int only_ = -1;
+  std::vector<Op> ops_;          // emission order
+  std::vector<int32_t> op_rank_;  // rank of each emitted op
+  std::vector<uint32_t> deps_;   // emission order
+  std::vector<uint32_t> count_;  // ops per rank so far
+  std::vector<uint64_t> tmp_;
+  std::unique_ptr<Hazards> hazards_;
+  std::vector<uint32_t> scratch_;  // dependency list of the op being added
+};
+
+}  // namespace hetcoll

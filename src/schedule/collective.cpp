@@ -1,0 +1,311 @@
+#include "schedule/collective.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+namespace {
+const char* const kNames[kNumCollOps] = {
+    "bcast",     "reduce",     "allreduce", "gather",  "gatherv",
+    "scatter",   "scatterv",   "allgather", "allgatherv", "reduce_scatter_block",
+    "reduce_scatter", "alltoall", "alltoallv", "barrier", "scan", "exscan"};
+
+uint64_t extent(const std::vector<uint64_t>& counts, const std::vector<uint64_t>& displs, size_t begin,
+                size_t n) {
+  uint64_t e = 0;
+  for (size_t i = 0; i < n; ++i) e = std::max(e, displs[begin + i] + counts[begin + i]);
+  return e;
+}
+
+std::vector<uint64_t> prefix(const std::vector<uint64_t>& counts) {
+  std::vector<uint64_t> d(counts.size());
+  uint64_t s = 0;
+  for (size_t i = 0; i < counts.size(); ++i) { d[i] = s; s += counts[i]; }
+  return d;
+}
+
+json::Value uvec(const std::vector<uint64_t>& v) {
+  json::Value a = json::Value::array();
+  for (auto x : v) a.push(json::Value(x));
+  return a;
+}
+
+std::vector<uint64_t> uvec_from(const json::Value& v, const char* what) {
+  std::vector<uint64_t> out;
+  for (auto& x : v.as_array(what)) out.push_back(x.as_uint(what));
+  return out;
+}
+}  // namespace
+
+const char* coll_op_name(CollOp op) { return kNames[static_cast<int>(op)]; }
+
+CollOp coll_op_from_name(const std::string& name) {
+  for (int i = 0; i < kNumCollOps; ++i)
+    if (name == kNames[i]) return static_cast<CollOp>(i);
+  // Friendly aliases used by the papers and by MPI.
+  if (name == "broadcast") return CollOp::bcast;
+  if (name == "combine" || name == "combine_to_all" || name == "global_combine") return CollOp::allreduce;
+  if (name == "combine_to_one") return CollOp::reduce;
+  if (name == "collect") return CollOp::allgather;
+  if (name == "distributed_combine") return CollOp::reduce_scatter_block;
+  std::string list;
+  for (int i = 0; i < kNumCollOps; ++i) list += std::string(i ? ", " : "") + kNames[i];
+  throw InputError(cat("unknown collective '", name, "' (known: ", list, ")"));
+}
+
+std::vector<CollOp> all_coll_ops() {
+  std::vector<CollOp> v;
+  for (int i = 0; i < kNumCollOps; ++i) v.push_back(static_cast<CollOp>(i));
+  return v;
+}
+
+bool is_reduction(CollOp op) {
+  switch (op) {
+    case CollOp::reduce:
+    case CollOp::allreduce:
+    case CollOp::reduce_scatter_block:
+    case CollOp::reduce_scatter:
+    case CollOp::scan:
+    case CollOp::exscan:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool has_root(CollOp op) {
+  switch (op) {
+    case CollOp::bcast:
+    case CollOp::reduce:
+    case CollOp::gather:
+    case CollOp::gatherv:
+    case CollOp::scatter:
+    case CollOp::scatterv:
+      return true;
+    default:
+      return false;
+  }
+}
+
+uint64_t Collective::in_bytes(int r) const {
+  const uint64_t e = elem_size, p = uint64_t(nranks);
+  switch (op) {
+    case CollOp::bcast:
+    case CollOp::barrier:
+      return 0;
+    case CollOp::reduce:
+    case CollOp::allreduce:
+    case CollOp::scan:
+    case CollOp::exscan:
+    case CollOp::gather:
+    case CollOp::allgather:
+      return count * e;
+    case CollOp::gatherv:
+    case CollOp::allgatherv:
+      return counts[size_t(r)] * e;
+    case CollOp::scatter:
+      return r == root ? p * count * e : 0;
+    case CollOp::scatterv:
+      return r == root ? extent(counts, displs, 0, size_t(p)) * e : 0;
+    case CollOp::reduce_scatter_block:
+    case CollOp::alltoall:
+      return p * count * e;
+    case CollOp::reduce_scatter:
+      return std::accumulate(counts.begin(), counts.end(), uint64_t(0)) * e;
+    case CollOp::alltoallv:
+      return extent(sendcounts, sdispls, size_t(r) * p, size_t(p)) * e;
+  }
+  return 0;
+}
+
+uint64_t Collective::out_bytes(int r) const {
+  const uint64_t e = elem_size, p = uint64_t(nranks);
+  switch (op) {
+    case CollOp::barrier:
+      return 0;
+    case CollOp::bcast:
+    case CollOp::allreduce:
+    case CollOp::scan:
+    case CollOp::exscan:
+    case CollOp::scatter:
+    case CollOp::reduce_scatter_block:
+      return count * e;
+    case CollOp::reduce:
+      return r == root ? count * e : 0;
+    case CollOp::gather:
+      return r == root ? p * count * e : 0;
+    case CollOp::gatherv:
+      return r == root ? extent(counts, displs, 0, size_t(p)) * e : 0;
+    case CollOp::scatterv:
+    case CollOp::reduce_scatter:
+      return counts[size_t(r)] * e;
+    case CollOp::allgather:
+    case CollOp::alltoall:
+      return p * count * e;
+    case CollOp::allgatherv:
+      return extent(counts, displs, 0, size_t(p)) * e;
+    case CollOp::alltoallv:
+      return extent(recvcounts, rdispls, size_t(r) * p, size_t(p)) * e;
+  }
+  return 0;
+}
+
+uint64_t Collective::total_bytes() const {
+  uint64_t m = 0;
+  for (int r = 0; r < nranks; ++r) m = std::max({m, in_bytes(r), out_bytes(r)});
+  return m;
+}
+
+void Collective::check() const {
+  if (nranks < 1) throw InputError(cat("group size must be at least 1, got ", nranks));
+  if (has_root(op) && (root < 0 || root >= nranks))
+    throw InputError(cat("root ", root, " is not a rank of a group of ", nranks));
+  if (elem_size == 0) throw InputError("element size must be at least 1 byte");
+  const size_t p = size_t(nranks);
+  switch (op) {
+    case CollOp::gatherv:
+    case CollOp::scatterv:
+    case CollOp::allgatherv:
+    case CollOp::reduce_scatter:
+      if (counts.size() != p) throw InputError(cat(coll_op_name(op), ": need ", p, " counts, got ", counts.size()));
+      if (op != CollOp::reduce_scatter && displs.size() != p)
+        throw InputError(cat(coll_op_name(op), ": need ", p, " displacements, got ", displs.size()));
+      break;
+    case CollOp::alltoallv:
+      if (sendcounts.size() != p * p || recvcounts.size() != p * p || sdispls.size() != p * p ||
+          rdispls.size() != p * p)
+        throw InputError(cat("alltoallv: counts and displacements must be ", p, "x", p, " matrices"));
+      for (size_t i = 0; i < p; ++i)
+        for (size_t j = 0; j < p; ++j)
+          if (sendcounts[i * p + j] != recvcounts[j * p + i])
+            throw InputError(cat("alltoallv: rank ", i, " sends ", sendcounts[i * p + j], " elements to rank ", j,
+                                 " which expects ", recvcounts[j * p + i]));
+      break;
+    default:
+      break;
+  }
+}
+
+std::string Collective::describe() const {
+  std::string s = cat(coll_op_name(op), " p=", nranks);
+  if (has_root(op)) s += cat(" root=", root);
+  switch (op) {
+    case CollOp::gatherv:
+    case CollOp::scatterv:
+    case CollOp::allgatherv:
+    case CollOp::reduce_scatter:
+    case CollOp::alltoallv:
+      s += cat(" bytes<=", total_bytes());
+      break;
+    case CollOp::barrier:
+      break;
+    default:
+      s += cat(" count=", count);
+  }
+  if (elem_size != 1) s += cat(" elem=", elem_size, "B");
+  return s;
+}
+
+json::Value Collective::to_json() const {
+  json::Value v = json::Value::object();
+  v["op"] = coll_op_name(op);
+  v["nranks"] = nranks;
+  if (has_root(op)) v["root"] = root;
+  v["elem_size"] = elem_size;
+  v["count"] = count;
+  if (!counts.empty()) v["counts"] = uvec(counts);
+  if (!displs.empty()) v["displs"] = uvec(displs);
+  if (!sendcounts.empty()) {
+    v["sendcounts"] = uvec(sendcounts);
+    v["sdispls"] = uvec(sdispls);
+    v["recvcounts"] = uvec(recvcounts);
+    v["rdispls"] = uvec(rdispls);
+  }
+  return v;
+}
+
+Collective Collective::from_json(const json::Value& v) {
+  Collective c;
+  c.op = coll_op_from_name(v.at("op").as_string("op"));
+  c.nranks = int(v.at("nranks").as_int("nranks"));
+  if (auto* r = v.find("root")) c.root = int(r->as_int("root"));
+  if (auto* e = v.find("elem_size")) c.elem_size = uint32_t(e->as_uint("elem_size"));
+  if (auto* n = v.find("count")) c.count = n->as_uint("count");
+  if (auto* x = v.find("counts")) c.counts = uvec_from(*x, "counts");
+  if (auto* x = v.find("displs")) c.displs = uvec_from(*x, "displs");
+  if (auto* x = v.find("sendcounts")) c.sendcounts = uvec_from(*x, "sendcounts");
+  if (auto* x = v.find("sdispls")) c.sdispls = uvec_from(*x, "sdispls");
+  if (auto* x = v.find("recvcounts")) c.recvcounts = uvec_from(*x, "recvcounts");
+  if (auto* x = v.find("rdispls")) c.rdispls = uvec_from(*x, "rdispls");
+  c.check();
+  return c;
+}
+
+Collective Collective::make(CollOp op, int nranks, uint64_t count, int root, uint32_t elem_size) {
+  Collective c;
+  c.op = op;
+  c.nranks = nranks;
+  c.count = count;
+  c.root = root;
+  c.elem_size = elem_size;
+  if (nranks >= 1) {
+    switch (op) {
+      case CollOp::gatherv:
+      case CollOp::scatterv:
+      case CollOp::allgatherv:
+      case CollOp::reduce_scatter:
+        c.counts.assign(size_t(nranks), count);
+        c.displs = prefix(c.counts);
+        break;
+      case CollOp::alltoallv:
+        return make_alltoallv(nranks, std::vector<uint64_t>(size_t(nranks) * size_t(nranks), count), elem_size);
+      default:
+        break;
+    }
+  }
+  c.check();
+  return c;
+}
+
+Collective Collective::make_v(CollOp op, std::vector<uint64_t> counts, int root, uint32_t elem_size) {
+  Collective c;
+  c.op = op;
+  c.nranks = int(counts.size());
+  c.root = root;
+  c.elem_size = elem_size;
+  c.displs = prefix(counts);
+  c.counts = std::move(counts);
+  c.check();
+  return c;
+}
+
+Collective Collective::make_alltoallv(int nranks, std::vector<uint64_t> sendcounts, uint32_t elem_size) {
+  Collective c;
+  c.op = CollOp::alltoallv;
+  c.nranks = nranks;
+  c.elem_size = elem_size;
+  size_t p = size_t(nranks);
+  if (sendcounts.size() != p * p) throw InputError(cat("alltoallv: need a ", p, "x", p, " count matrix"));
+  c.recvcounts.resize(p * p);
+  c.sdispls.resize(p * p);
+  c.rdispls.resize(p * p);
+  for (size_t i = 0; i < p; ++i)
+    for (size_t j = 0; j < p; ++j) c.recvcounts[j * p + i] = sendcounts[i * p + j];
+  for (size_t i = 0; i < p; ++i) {
+    uint64_t s = 0, r = 0;
+    for (size_t j = 0; j < p; ++j) {
+      c.sdispls[i * p + j] = s;
+      s += sendcounts[i * p + j];
+      c.rdispls[i * p + j] = r;
+      r += c.recvcounts[i * p + j];
+    }
+  }
+  c.sendcounts = std::move(sendcounts);
+  c.check();
+  return c;
+}
+
+}  // namespace hetcoll

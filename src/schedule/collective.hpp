@@ -1,0 +1,72 @@
+// What a collective call asks for: the operation, the group size, the root and
+// the element counts of every rank (all in elements of elem_size bytes).
+// Schedules are generated for a Collective and validated against its promise
+// (expected_outcome).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/json.hpp"
+
+namespace hetcoll {
+
+enum class CollOp : uint8_t {
+  bcast,
+  reduce,
+  allreduce,
+  gather,
+  gatherv,
+  scatter,
+  scatterv,
+  allgather,
+  allgatherv,
+  reduce_scatter_block,
+  reduce_scatter,
+  alltoall,
+  alltoallv,
+  barrier,
+  scan,
+  exscan,
+};
+constexpr int kNumCollOps = 16;
+
+const char* coll_op_name(CollOp op);
+CollOp coll_op_from_name(const std::string& name);  // throws InputError listing the names
+std::vector<CollOp> all_coll_ops();
+bool is_reduction(CollOp op);  // combines contributions with an operator
+bool has_root(CollOp op);
+
+struct Collective {
+  CollOp op = CollOp::bcast;
+  int nranks = 1;
+  int root = 0;
+  uint32_t elem_size = 1;  // bytes per element: reductions never split one
+  // bcast/reduce/allreduce/scan/exscan: vector length; gather/scatter/
+  // allgather/alltoall: elements per rank (per block); reduce_scatter_block:
+  // elements each rank receives.
+  uint64_t count = 0;
+  // gatherv/scatterv/allgatherv/reduce_scatter: elements of each rank;
+  // displs: their displacement in the root's (or everyone's) buffer.
+  std::vector<uint64_t> counts, displs;
+  // alltoallv: p*p matrices, row i is rank i's arguments.
+  std::vector<uint64_t> sendcounts, sdispls, recvcounts, rdispls;
+
+  // Sizes in bytes of rank r's send buffer ("in") and receive buffer ("out").
+  uint64_t in_bytes(int r) const;
+  uint64_t out_bytes(int r) const;
+  // The largest number of bytes any one rank contributes or receives.
+  uint64_t total_bytes() const;
+
+  void check() const;  // throws InputError on inconsistent arguments
+  std::string describe() const;
+  json::Value to_json() const;
+  static Collective from_json(const json::Value& v);
+
+  // Convenience constructors (counts in elements).
+  static Collective make(CollOp op, int nranks, uint64_t count, int root = 0, uint32_t elem_size = 1);
+  static Collective make_v(CollOp op, std::vector<uint64_t> counts, int root = 0, uint32_t elem_size = 1);
+  static Collective make_alltoallv(int nranks, std::vector<uint64_t> sendcounts, uint32_t elem_size = 1);
+};
+
+}  // namespace hetcoll

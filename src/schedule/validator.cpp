@@ -1,0 +1,608 @@
+#include "schedule/validator.hpp"
+
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+#include "schedule/expected_outcome.hpp"
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+namespace {
+
+constexpr uint64_t kNone = ~uint64_t(0);
+
+class Errors {
+ public:
+  explicit Errors(size_t cap) : cap_(cap) {}
+  template <class... A>
+  void add(const A&... a) {
+    ++count_;
+    if (list_.size() < cap_) list_.push_back(cat(a...));
+  }
+  bool any() const { return count_ > 0; }
+  std::vector<std::string> take() {
+    if (count_ > list_.size()) list_.push_back(cat("... and ", count_ - list_.size(), " more"));
+    return std::move(list_);
+  }
+
+ private:
+  size_t cap_, count_ = 0;
+  std::vector<std::string> list_;
+};
+
+std::string where(const Schedule& s, uint64_t gid) {
+  // Global id → "rank r op i (kind)".
+  int lo = 0, hi = s.nranks();
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    if (s.first_op(mid) <= gid) lo = mid; else hi = mid;
+  }
+  return cat("rank ", lo, " op ", gid - s.first_op(lo), " (", op_kind_name(s.op_at(gid).kind), ")");
+}
+
+// ------------------------------------------------------------ expressions
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Hash-consed combination trees. Node 0 is garbage (uninitialised bytes, or
+// anything combined with garbage); nodes 1..p are the contributions of ranks
+// 0..p-1; nodes p+1..2p are "the caller's original out bytes" of each rank.
+// Combining is commutative per node (a⊕b and b⊕a are the same node, as they
+// are bit-for-bit in IEEE arithmetic); association order is kept.
+class Exprs {
+ public:
+  explicit Exprs(int p) : p_(p) {
+    nodes_.push_back({0, 0, -1, 0, 0, 0});
+    for (int r = 0; r < p; ++r) nodes_.push_back({0, 0, r, 1, splitmix(2 * uint64_t(r)), splitmix(2 * uint64_t(r) + 1)});
+    for (int r = 0; r < p; ++r) nodes_.push_back({0, 0, -2 - r, 0, 0, 0});
+    h1_.assign(size_t(p) + 1, 0);
+    h2_.assign(size_t(p) + 1, 0);
+    for (int r = 0; r < p; ++r) {
+      h1_[size_t(r) + 1] = h1_[size_t(r)] + nodes_[size_t(r) + 1].h1;
+      h2_[size_t(r) + 1] = h2_[size_t(r)] + nodes_[size_t(r) + 1].h2;
+    }
+  }
+  static constexpr uint32_t garbage() { return 0; }
+  uint32_t contrib(int r) const { return uint32_t(1 + r); }
+  uint32_t original(int r) const { return uint32_t(1 + p_ + r); }
+  bool is_data(uint32_t e) const { return e != 0 && nodes_[e].count > 0; }
+
+  uint32_t combine(uint32_t x, uint32_t y) {
+    if (!is_data(x) || !is_data(y)) return 0;
+    uint32_t a = std::min(x, y), b = std::max(x, y);
+    uint64_t key = (uint64_t(a) << 32) | b;
+    auto it = cons_.find(key);
+    if (it != cons_.end()) return it->second;
+    const Node &na = nodes_[a], &nb = nodes_[b];
+    nodes_.push_back({a, b, -1, na.count + nb.count, na.h1 + nb.h1, na.h2 + nb.h2});
+    uint32_t id = uint32_t(nodes_.size() - 1);
+    cons_.emplace(key, id);
+    return id;
+  }
+
+  // Does e combine exactly ranks lo..hi-1, each once?
+  bool is_range(uint32_t e, int lo, int hi) const {
+    if (!is_data(e)) return false;
+    const Node& n = nodes_[e];
+    return n.count == uint64_t(hi - lo) && n.h1 == h1_[size_t(hi)] - h1_[size_t(lo)] &&
+           n.h2 == h2_[size_t(hi)] - h2_[size_t(lo)];
+  }
+
+  std::string describe(uint32_t e) const {
+    if (e == 0) return "uninitialised data";
+    if (nodes_[e].leaf <= -2) return cat("rank ", -2 - nodes_[e].leaf, "'s original out bytes");
+    std::vector<int> leaves;
+    collect(e, leaves);
+    std::sort(leaves.begin(), leaves.end());
+    std::string s = "contributions {";
+    for (size_t i = 0; i < leaves.size() && i < 12; ++i) s += cat(i ? "," : "", leaves[i]);
+    if (leaves.size() > 12) s += cat(",... ", leaves.size(), " in all");
+    return s + "}";
+  }
+
+ private:
+  struct Node {
+    uint32_t a, b;
+    int32_t leaf;  // >= 0 contribution rank; -1 inner/garbage; <= -2 original out
+    uint64_t count, h1, h2;
+  };
+  void collect(uint32_t e, std::vector<int>& out) const {
+    if (out.size() > 64) return;
+    const Node& n = nodes_[e];
+    if (n.leaf >= 0) { out.push_back(n.leaf); return; }
+    if (n.count == 0) return;
+    collect(n.a, out);
+    collect(n.b, out);
+  }
+  int p_;
+  std::vector<Node> nodes_;
+  std::unordered_map<uint64_t, uint32_t> cons_;
+  std::vector<uint64_t> h1_, h2_;
+};
+
+// ------------------------------------------------------------ byte contents
+
+struct Piece {
+  uint64_t len;
+  uint32_t expr;
+  uint64_t origin;  // offset, in the contributors' `in`, of this piece's first byte
+};
+
+// Contents of one storage area: segments keyed by start offset.
+class Contents {
+ public:
+  std::vector<Piece> read(uint64_t off, uint64_t len) const {
+    std::vector<Piece> out;
+    uint64_t cur = off, end = off + len;
+    auto it = segs_.upper_bound(off);
+    if (it != segs_.begin()) --it;
+    for (; it != segs_.end() && cur < end; ++it) {
+      uint64_t s = it->first, e = it->second.end;
+      if (e <= cur) continue;
+      if (s >= end) break;
+      if (s > cur) { out.push_back({s - cur, 0, 0}); cur = s; }
+      uint64_t take = std::min(e, end) - cur;
+      out.push_back({take, it->second.expr, it->second.origin + (cur - s)});
+      cur += take;
+    }
+    if (cur < end) out.push_back({end - cur, 0, 0});
+    return out;
+  }
+
+  void write(uint64_t off, const std::vector<Piece>& pieces) {
+    uint64_t len = 0;
+    for (auto& p : pieces) len += p.len;
+    if (len == 0) return;
+    split(off);
+    split(off + len);
+    segs_.erase(segs_.lower_bound(off), segs_.lower_bound(off + len));
+    uint64_t cur = off;
+    for (auto& p : pieces) {
+      if (p.len == 0) continue;
+      if (p.expr != 0) segs_[cur] = {cur + p.len, p.expr, p.origin};
+      cur += p.len;
+    }
+  }
+
+ private:
+  struct Seg {
+    uint64_t end;
+    uint32_t expr;
+    uint64_t origin;
+  };
+  void split(uint64_t x) {
+    auto it = segs_.upper_bound(x);
+    if (it == segs_.begin()) return;
+    --it;
+    if (it->first < x && x < it->second.end) {
+      Seg right{it->second.end, it->second.expr, it->second.origin + (x - it->first)};
+      it->second.end = x;
+      segs_[x] = right;
+    }
+  }
+  std::map<uint64_t, Seg> segs_;
+};
+
+// Where a logical buffer lives: a storage area and an offset into it.
+struct Place {
+  int storage;
+  uint64_t base;
+};
+
+struct RankLayout {
+  Place place[kNumBufs];
+};
+
+RankLayout layout_of(const Schedule& s, const ValidationOptions& opt, int r) {
+  RankLayout L;
+  L.place[size_t(Buf::tmp)] = {2, 0};
+  std::optional<int64_t> alias;
+  if (size_t(r) < opt.in_minus_out.size()) alias = opt.in_minus_out[size_t(r)];
+  if (alias) {
+    int64_t d = *alias;
+    L.place[size_t(Buf::in)] = {1, uint64_t(std::max<int64_t>(0, d))};
+    L.place[size_t(Buf::out)] = {1, uint64_t(std::max<int64_t>(0, -d))};
+  } else {
+    L.place[size_t(Buf::in)] = {0, 0};
+    L.place[size_t(Buf::out)] = {1, 0};
+  }
+  return L;
+}
+
+// ------------------------------------------------------------ checks
+
+void check_structure(const Schedule& s, const ValidationOptions& opt, Errors& err) {
+  const int p = s.nranks();
+  const uint32_t e = s.coll.elem_size;
+  for (int r = 0; r < p; ++r) {
+    RankLayout L = layout_of(s, opt, r);
+    auto in_bounds = [&](const Slice& sl) { return sl.len <= s.buffer_bytes(r, sl.buf) && sl.off <= s.buffer_bytes(r, sl.buf) - sl.len; };
+    for (size_t i = 0; i < s.num_ops(r); ++i) {
+      const Op& o = s.op(r, i);
+      auto at = [&]() { return cat("rank ", r, " op ", i, " (", op_kind_name(o.kind), ")"); };
+      for (auto* d = s.deps_begin(r, i); d != s.deps_end(r, i); ++d)
+        if (*d >= i) err.add(at(), ": depends on op ", *d, ", which is not earlier");
+      if (o.is_comm()) {
+        if (o.peer < 0 || o.peer >= p) err.add(at(), ": peer ", o.peer, " is not in the group of ", p);
+        else if (o.peer == r) err.add(at(), ": sends to itself (use copy)");
+      }
+      if (!in_bounds(o.slice()))
+        err.add(at(), ": ", o.slice().str(), " exceeds ", buf_name(o.buf), " (", s.buffer_bytes(r, o.buf), " bytes)");
+      if (o.kind != OpKind::send && o.buf == Buf::in) err.add(at(), ": writes the read-only send buffer");
+      if (o.kind == OpKind::reduce || o.kind == OpKind::copy) {
+        if (!in_bounds(o.src()))
+          err.add(at(), ": ", o.src().str(), " exceeds ", buf_name(o.src_buf), " (", s.buffer_bytes(r, o.src_buf),
+                  " bytes)");
+        Place a = L.place[size_t(o.buf)], b = L.place[size_t(o.src_buf)];
+        if (a.storage == b.storage && o.len) {
+          uint64_t da = a.base + o.off, sb = b.base + o.src_off;
+          bool same = da == sb;
+          bool overlap = da < sb + o.len && sb < da + o.len;
+          if (overlap && (!same || o.kind == OpKind::reduce))
+            err.add(at(), ": source ", o.src().str(), " and destination ", o.slice().str(), " overlap");
+        }
+      }
+      if (o.kind == OpKind::reduce && (o.len % e || o.off % e || o.src_off % e))
+        err.add(at(), ": reduces ", o.slice().str(), " which is not whole ", e, "-byte elements");
+    }
+  }
+}
+
+// Local happens-before closure per rank, then every conflicting pair of
+// accesses must be ordered.
+void check_races(const Schedule& s, const ValidationOptions& opt, Errors& err) {
+  struct Access {
+    uint64_t lo, hi;
+    int storage;
+    uint32_t op;
+    bool write;
+  };
+  for (int r = 0; r < s.nranks(); ++r) {
+    const size_t k = s.num_ops(r);
+    if (k < 2) continue;
+    RankLayout L = layout_of(s, opt, r);
+    const size_t words = (k + 63) / 64;
+    std::vector<uint64_t> anc(k * words, 0);
+    for (size_t i = 0; i < k; ++i) {
+      uint64_t* row = &anc[i * words];
+      for (auto* d = s.deps_begin(r, i); d != s.deps_end(r, i); ++d) {
+        if (*d >= i) continue;
+        const uint64_t* dr = &anc[size_t(*d) * words];
+        for (size_t w = 0; w < words; ++w) row[w] |= dr[w];
+        row[*d / 64] |= uint64_t(1) << (*d % 64);
+      }
+    }
+    auto ordered = [&](uint32_t a, uint32_t b) {
+      if (a > b) std::swap(a, b);
+      return (anc[size_t(b) * words + a / 64] >> (a % 64)) & 1;
+    };
+    std::vector<Access> acc;
+    for (size_t i = 0; i < k; ++i) {
+      const Op& o = s.op(r, i);
+      if (o.len == 0) continue;
+      auto add = [&](Buf b, uint64_t off, bool w) {
+        Place pl = L.place[size_t(b)];
+        acc.push_back({pl.base + off, pl.base + off + o.len, pl.storage, uint32_t(i), w});
+      };
+      switch (o.kind) {
+        case OpKind::send: add(o.buf, o.off, false); break;
+        case OpKind::recv: add(o.buf, o.off, true); break;
+        case OpKind::reduce: add(o.src_buf, o.src_off, false); add(o.buf, o.off, true); break;
+        case OpKind::copy: add(o.src_buf, o.src_off, false); add(o.buf, o.off, true); break;
+      }
+    }
+    std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) {
+      return a.storage != b.storage ? a.storage < b.storage : a.lo < b.lo;
+    });
+    std::vector<size_t> active;
+    for (size_t x = 0; x < acc.size(); ++x) {
+      const Access& a = acc[x];
+      size_t keep = 0;
+      for (size_t y : active)
+        if (acc[y].storage == a.storage && acc[y].hi > a.lo) active[keep++] = y;
+      active.resize(keep);
+      for (size_t y : active) {
+        const Access& b = acc[y];
+        if (b.op == a.op || !(a.write || b.write) || ordered(a.op, b.op)) continue;
+        err.add("rank ", r, ": ops ", std::min(a.op, b.op), " and ", std::max(a.op, b.op),
+                " touch the same bytes, one writing, with no dependency between them");
+      }
+      active.push_back(x);
+    }
+  }
+}
+
+}  // namespace
+
+// ------------------------------------------------------------ matching
+
+Matching match_messages(const Schedule& s, size_t max_errors) {
+  const int p = s.nranks();
+  Matching m;
+  m.partner.assign(s.total_ops(), kNone);
+  Errors err(max_errors);
+  // Sends of each rank sorted by destination, stable in program order.
+  std::vector<uint64_t> send_begin(size_t(p) + 1, 0);
+  std::vector<std::pair<int32_t, uint64_t>> sends;  // (dst, gid)
+  for (int r = 0; r < p; ++r) {
+    size_t start = sends.size();
+    for (size_t i = 0; i < s.num_ops(r); ++i) {
+      const Op& o = s.op(r, i);
+      if (o.kind == OpKind::send && o.peer >= 0 && o.peer < p) sends.emplace_back(o.peer, s.first_op(r) + i);
+    }
+    // (dst, gid): gids rise in program order, so this keeps program order per dst.
+    std::sort(sends.begin() + long(start), sends.end());
+    send_begin[size_t(r) + 1] = sends.size();
+  }
+  std::vector<uint32_t> seen(size_t(p), 0);
+  std::vector<int32_t> touched;
+  for (int j = 0; j < p; ++j) {
+    for (size_t i = 0; i < s.num_ops(j); ++i) {
+      const Op& o = s.op(j, i);
+      if (o.kind != OpKind::recv || o.peer < 0 || o.peer >= p) continue;
+      int src = o.peer;
+      uint32_t k = seen[size_t(src)]++;
+      if (k == 0) touched.push_back(src);
+      auto b = sends.begin() + long(send_begin[size_t(src)]), e = sends.begin() + long(send_begin[size_t(src) + 1]);
+      auto lo = std::lower_bound(b, e, j, [](const auto& x, int v) { return x.first < v; });
+      auto hi = std::upper_bound(lo, e, j, [](int v, const auto& x) { return v < x.first; });
+      uint64_t gid = s.first_op(j) + i;
+      if (uint64_t(hi - lo) <= k) {
+        err.add("rank ", j, " op ", i, ": receive #", k + 1, " from rank ", src, " has no matching send");
+        continue;
+      }
+      uint64_t sg = (lo + long(k))->second;
+      m.partner[gid] = sg;
+      m.partner[sg] = gid;
+      if (s.op_at(sg).len != o.len)
+        err.add(where(s, sg), " sends ", s.op_at(sg).len, " bytes to rank ", j, " but op ", i, " there receives ",
+                o.len);
+    }
+    for (int32_t t : touched) seen[size_t(t)] = 0;
+    touched.clear();
+  }
+  for (auto& sd : sends)
+    if (m.partner[sd.second] == kNone)
+      err.add(where(s, sd.second), " to rank ", sd.first, " has no matching receive");
+  m.errors = err.take();
+  return m;
+}
+
+// ------------------------------------------------------------ validate
+
+std::string ValidationReport::summary() const {
+  if (ok) return cat("ok: ", messages, " messages, ", bytes, " bytes", rank_consistent ? "" : ", ranks combine in different orders");
+  std::string s = cat("invalid (", errors.size(), " problem", errors.size() == 1 ? "" : "s", "): ");
+  for (size_t i = 0; i < errors.size() && i < 4; ++i) s += (i ? "; " : "") + errors[i];
+  return s;
+}
+
+ValidationReport validate(const Schedule& s, const ValidationOptions& opt) {
+  ValidationReport rep;
+  Errors err(opt.max_errors);
+  const int p = s.nranks();
+  const uint64_t N = s.total_ops();
+  rep.messages = s.message_count();
+  rep.bytes = s.bytes_sent();
+
+  auto finish = [&]() {
+    rep.errors = err.take();
+    rep.ok = rep.errors.empty();
+    if (!rep.ok) rep.rank_consistent = false;
+    return rep;
+  };
+
+  try {
+    s.coll.check();
+  } catch (const InputError& e) {
+    err.add("collective: ", e.what());
+    return finish();
+  }
+  check_structure(s, opt, err);
+  if (err.any()) return finish();
+  Matching m = match_messages(s, opt.max_errors);
+  for (auto& e : m.errors) err.add(e);
+  if (err.any()) return finish();
+  if (opt.check_races) check_races(s, opt, err);
+  if (err.any()) return finish();
+
+  // Global graph: node 2g = op g posted (its dependencies done), 2g+1 = op g
+  // complete. A send completes only once its receive is posted and vice versa.
+  std::vector<uint64_t> rank_of(N);
+  for (int r = 0; r < p; ++r)
+    for (size_t i = 0; i < s.num_ops(r); ++i) rank_of[s.first_op(r) + i] = uint64_t(r);
+  const Dependents deps = build_dependents(s);
+  std::vector<uint32_t> indeg(2 * N, 0);
+  for (uint64_t g = 0; g < N; ++g) {
+    indeg[2 * g] = s.op_at(g).dep_count;
+    indeg[2 * g + 1] = 1 + (s.op_at(g).is_comm() ? 1 : 0);
+  }
+
+  // Symbolic state.
+  Exprs exprs(p);
+  std::vector<std::array<Contents, 3>> store(static_cast<size_t>(p));
+  std::vector<RankLayout> layout(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    layout[size_t(r)] = layout_of(s, opt, r);
+    RankLayout& L = layout[size_t(r)];
+    uint64_t out_n = s.buffer_bytes(r, Buf::out), in_n = s.buffer_bytes(r, Buf::in);
+    bool root_holds = s.coll.op == CollOp::bcast && r == s.coll.root;
+    Place po = L.place[size_t(Buf::out)], pi = L.place[size_t(Buf::in)];
+    store[size_t(r)][size_t(po.storage)].write(
+        po.base, {{out_n, root_holds ? exprs.contrib(r) : exprs.original(r), 0}});
+    store[size_t(r)][size_t(pi.storage)].write(pi.base, {{in_n, exprs.contrib(r), 0}});
+  }
+  auto read = [&](int r, Buf b, uint64_t off, uint64_t len) {
+    Place pl = layout[size_t(r)].place[size_t(b)];
+    return store[size_t(r)][size_t(pl.storage)].read(pl.base + off, len);
+  };
+  auto write = [&](int r, Buf b, uint64_t off, const std::vector<Piece>& v) {
+    Place pl = layout[size_t(r)].place[size_t(b)];
+    store[size_t(r)][size_t(pl.storage)].write(pl.base + off, v);
+  };
+
+  const bool barrier = s.coll.op == CollOp::barrier;
+  const size_t words = (size_t(p) + 63) / 64;
+  std::vector<uint64_t> know;  // per node, barrier only
+  if (barrier) know.assign(2 * N * words, 0);
+  auto know_row = [&](uint64_t node) { return &know[node * words]; };
+
+  std::unordered_map<uint64_t, std::vector<Piece>> in_flight;
+  std::deque<uint64_t> ready;
+  for (uint64_t g = 0; g < N; ++g)
+    if (indeg[2 * g] == 0) ready.push_back(2 * g);
+  uint64_t processed = 0;
+  auto release = [&](uint64_t node, uint64_t from) {
+    if (barrier) {
+      uint64_t* dst = know_row(node);
+      const uint64_t* src = know_row(from);
+      for (size_t w = 0; w < words; ++w) dst[w] |= src[w];
+    }
+    if (--indeg[node] == 0) ready.push_back(node);
+  };
+  while (!ready.empty()) {
+    uint64_t node = ready.front();
+    ready.pop_front();
+    ++processed;
+    uint64_t g = node / 2;
+    const Op& o = s.op_at(g);
+    int r = int(rank_of[g]);
+    if (node % 2 == 0) {  // posted
+      if (barrier) know_row(node)[size_t(r) / 64] |= uint64_t(1) << (r % 64);
+      if (o.kind == OpKind::send) in_flight[g] = read(r, o.buf, o.off, o.len);
+      release(2 * g + 1, node);
+      if (o.is_comm()) release(2 * m.partner[g] + 1, node);
+    } else {  // complete
+      switch (o.kind) {
+        case OpKind::send:
+          break;
+        case OpKind::recv: {
+          auto it = in_flight.find(m.partner[g]);
+          write(r, o.buf, o.off, it->second);
+          in_flight.erase(it);
+          break;
+        }
+        case OpKind::copy:
+          write(r, o.buf, o.off, read(r, o.src_buf, o.src_off, o.len));
+          break;
+        case OpKind::reduce: {
+          auto dst = read(r, o.buf, o.off, o.len), src = read(r, o.src_buf, o.src_off, o.len);
+          std::vector<Piece> out;
+          size_t a = 0, b = 0;
+          uint64_t ua = 0, ub = 0;  // bytes used of dst[a], src[b]
+          while (a < dst.size() && b < src.size()) {
+            uint64_t n = std::min(dst[a].len - ua, src[b].len - ub);
+            uint64_t oa = dst[a].origin + ua, ob = src[b].origin + ub;
+            uint32_t ea = dst[a].expr, eb = src[b].expr;
+            uint32_t e = exprs.combine(ea, eb);
+            if (exprs.is_data(ea) && exprs.is_data(eb) && oa != ob) {
+              err.add("rank ", r, " op ", g - s.first_op(r), " (reduce): combines element at input offset ", oa,
+                      " with element at input offset ", ob);
+              e = 0;
+            }
+            out.push_back({n, e, oa});
+            ua += n;
+            ub += n;
+            if (ua == dst[a].len) { ++a; ua = 0; }
+            if (ub == src[b].len) { ++b; ub = 0; }
+          }
+          write(r, o.buf, o.off, out);
+          break;
+        }
+      }
+      for (uint64_t k = deps.begin[g]; k < deps.begin[g + 1]; ++k) release(2 * deps.list[k], node);
+    }
+  }
+  if (processed != 2 * N) {
+    size_t shown = 0;
+    for (uint64_t g = 0; g < N && shown < 4; ++g)
+      if (indeg[2 * g + 1] > 0 && s.op_at(g).is_comm()) {
+        const Op& o = s.op_at(g);
+        err.add("deadlock: ", where(s, g), o.kind == OpKind::send ? " to rank " : " from rank ", o.peer,
+                " can never complete");
+        ++shown;
+      }
+    if (!shown) err.add("deadlock: ", 2 * N - processed, " op events can never happen (dependency cycle)");
+    return finish();
+  }
+  if (err.any()) return finish();
+
+  // Outcome.
+  if (barrier) {
+    for (int r = 0; r < p; ++r) {
+      std::vector<uint64_t> heard(words, 0);
+      heard[size_t(r) / 64] |= uint64_t(1) << (r % 64);
+      for (size_t i = 0; i < s.num_ops(r); ++i) {
+        const uint64_t* row = know_row(2 * (s.first_op(r) + i) + 1);
+        for (size_t w = 0; w < words; ++w) heard[w] |= row[w];
+      }
+      for (int q = 0; q < p; ++q)
+        if (!((heard[size_t(q) / 64] >> (q % 64)) & 1)) {
+          err.add("barrier: rank ", r, " can leave before rank ", q, " has entered");
+          break;
+        }
+    }
+    return finish();
+  }
+
+  for (int r = 0; r < p; ++r) {
+    for (const Expect& x : expected_outcome(s.coll, r)) {
+      if (x.kind == Expect::Any || x.len == 0) continue;
+      uint64_t cur = x.off;
+      for (const Piece& pc : read(r, Buf::out, x.off, x.len)) {
+        uint64_t want_origin = x.origin + (cur - x.off);
+        bool good;
+        if (x.kind == Expect::Untouched) good = pc.expr == exprs.original(r) && pc.origin == cur;
+        else good = exprs.is_range(pc.expr, x.lo, x.hi) && pc.origin == want_origin;
+        if (!good) {
+          std::string want = x.kind == Expect::Untouched
+                                 ? "its original bytes (outside the result)"
+                                 : (x.hi - x.lo == 1 ? cat("rank ", x.lo, "'s data")
+                                                     : cat("the combination of ranks ", x.lo, "..", x.hi - 1)) +
+                                       cat(" from input offset ", want_origin);
+          std::string got = exprs.describe(pc.expr);
+          if (exprs.is_data(pc.expr)) got += cat(" from input offset ", pc.origin);
+          err.add("rank ", r, " out[", cur, ":", cur + pc.len, "] holds ", got, "; expected ", want);
+        }
+        cur += pc.len;
+      }
+    }
+  }
+  if (err.any()) return finish();
+
+  if (s.coll.op == CollOp::allreduce && p > 1) {
+    auto ref = read(0, Buf::out, 0, s.buffer_bytes(0, Buf::out));
+    for (int r = 1; r < p && rep.rank_consistent; ++r) {
+      auto mine = read(r, Buf::out, 0, s.buffer_bytes(r, Buf::out));
+      // Compare byte ranges piece by piece.
+      size_t a = 0, b = 0;
+      uint64_t ua = 0, ub = 0;
+      while (a < ref.size() && b < mine.size()) {
+        if (ref[a].expr != mine[b].expr) { rep.rank_consistent = false; break; }
+        uint64_t n = std::min(ref[a].len - ua, mine[b].len - ub);
+        ua += n;
+        ub += n;
+        if (ua == ref[a].len) { ++a; ua = 0; }
+        if (ub == mine[b].len) { ++b; ub = 0; }
+      }
+    }
+  }
+  return finish();
+}
+
+void validate_or_throw(const Schedule& s, const ValidationOptions& opt) {
+  ValidationReport rep = validate(s, opt);
+  if (!rep.ok) throw ScheduleError(cat(s.algorithm.empty() ? "schedule" : s.algorithm, " (", s.coll.describe(), "): ",
+                                       rep.summary()));
+}
+
+}  // namespace hetcoll

@@ -1,0 +1,37 @@
+// The discrete-event simulator: the predictor. It walks a schedule on a
+// machine model and returns when every op starts and ends.
+//
+// Resources are explicit: per rank one send port, one receive port and one
+// CPU (copies, reductions). An op is posted when its dependencies complete;
+// each resource serves its posted ops first come, first served (ties in
+// program order). A send occupies the sender's port for `send`; its message
+// is at the receiver `arrive` after the send started; the receive then
+// occupies the receiver's port for `recv` once the receive is posted and the
+// port is free (MachineModel).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "model/machine_model.hpp"
+#include "schedule/schedule.hpp"
+
+namespace hetcoll {
+
+struct SimOptions {
+  bool timeline = true;  // keep start/end of every op
+  // Group rank → rank of the model (sub-communicators, subnets); empty means
+  // the identity.
+  std::vector<int> rank_map;
+};
+
+struct SimResult {
+  std::string unit;
+  double makespan = 0;               // the predicted time of the collective
+  std::vector<double> rank_finish;   // per rank, when its last op ends
+  std::vector<double> start, end;    // per global op id (timeline)
+};
+
+// Throws ScheduleError if messages do not match or the schedule cannot finish.
+SimResult simulate(const Schedule& s, const MachineModel& model, const SimOptions& opt = {});
+
+}  // namespace hetcoll

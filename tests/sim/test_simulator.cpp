@@ -1,0 +1,129 @@
+// The simulator against closed forms: Bruck Figs. 1-2 (postal), InterCom's
+// MST broadcast and a one-port star (Hockney), Banikazemi eq. 7
+// (heterogeneous).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "algorithms/broadcast_trees.hpp"
+#include "algorithms/registry.hpp"
+#include "model/heterogeneous_model.hpp"
+#include "model/machine_model.hpp"
+#include "schedule/builder.hpp"
+#include "sim/simulator.hpp"
+#include "util/error.hpp"
+
+using namespace hetcoll;
+
+namespace {
+double bcast_time(const char* algo, int n, const MachineModel& m, uint64_t bytes = 8, int root = 0) {
+  return simulate(generate(algo, Collective::make(CollOp::bcast, n, bytes, root), m), m).makespan;
+}
+}  // namespace
+
+TEST(Simulator, BruckFigures1And2) {
+  auto postal2 = parse_model("postal:lambda=2");
+  EXPECT_DOUBLE_EQ(bcast_time("binomial_tree", 8, *postal2), 6.0);  // Fig. 1b
+  EXPECT_DOUBLE_EQ(bcast_time("lambda_tree", 8, *postal2), 5.0);    // Fig. 2
+  auto oneport = parse_model("postal:lambda=1");
+  EXPECT_DOUBLE_EQ(bcast_time("binomial_tree", 8, *oneport), 3.0);  // Fig. 1a
+  // Fig. 1b node labels: when ranks 1..7 receive; edge labels: when sent.
+  Schedule s = generate("binomial_tree", Collective::make(CollOp::bcast, 8, 8), *postal2);
+  SimResult r = simulate(s, *postal2);
+  const double received[] = {0, 4, 3, 5, 2, 5, 4, 6};
+  const double sent[] = {0, 2, 1, 3, 0, 3, 2, 4};
+  for (int v = 1; v < 8; ++v) {
+    ASSERT_EQ(s.op(v, 0).kind, OpKind::recv);
+    uint64_t g = s.first_op(v);
+    EXPECT_DOUBLE_EQ(r.end[g], received[v]) << "rank " << v;
+    // The matching send started λ = 2 earlier.
+    EXPECT_DOUBLE_EQ(r.end[g] - 2.0, sent[v]) << "rank " << v;
+  }
+}
+
+TEST(Simulator, HockneyMstBroadcastIsLogPTimesAlphaPlusNBeta) {
+  auto m = parse_model("hockney:alpha=10us,beta=2ns");
+  for (int p = 1; p <= 70; ++p) {
+    double expect = std::ceil(std::log2(double(p))) * (10e-6 + 4096 * 2e-9);
+    EXPECT_NEAR(bcast_time("binomial_tree", p, *m, 4096, p / 3), expect, 1e-12) << "p " << p;
+  }
+}
+
+TEST(Simulator, OnePortReceiveSerialisesAStar) {
+  // Everybody sends to rank 0 at once: one-port means (p-1)(α + mβ).
+  auto m = parse_model("hockney:alpha=5us,beta=1ns");
+  const int p = 9;
+  Collective c = Collective::make(CollOp::gather, p, 100);
+  Builder b(c, "star");
+  b.copy(0, {Buf::out, 0, 100}, {Buf::in, 0, 100});
+  for (int r = 1; r < p; ++r) {
+    b.send(r, 0, {Buf::in, 0, 100});
+    b.recv(0, r, {Buf::out, uint64_t(r) * 100, 100});
+  }
+  SimResult res = simulate(b.finish(), *m);
+  EXPECT_NEAR(res.makespan, (p - 1) * (5e-6 + 100e-9), 1e-15);
+  // Senders are free as soon as their message left (eager semantics).
+  EXPECT_NEAR(res.rank_finish[1], 5e-6 + 100e-9, 1e-15);
+}
+
+TEST(Simulator, BanikazemiEquationSevenForAnyTree) {
+  // T_recv(i) = T_recv(parent) + childrank·S(parent) + X + R(i)  (eq. 7)
+  auto model = parse_model("hetero:nodes=FSSFSFFSSF");
+  const int n = 10;
+  for (uint64_t bytes : {0u, 100u, 4000u}) {
+    for (int root : {0, 1, 7}) {
+      for (const Tree& tree : {binomial_tree(n), lambda_tree(n, 1.7)}) {
+        Builder b(Collective::make(CollOp::bcast, n, bytes, root), "tree", false);
+        emit_tree_bcast(b, tree, root, {Buf::out, 0, bytes});
+        SimResult res = simulate(b.finish(), *model);
+        std::vector<double> expect(size_t(n), 0.0);
+        for (int v = 0; v < n; ++v) {  // parents precede children in node order
+          for (uint32_t k = tree.child_begin[size_t(v)]; k < tree.child_begin[size_t(v) + 1]; ++k) {
+            int child = tree.children[k];
+            int pr = (v + root) % n, cr = (child + root) % n;
+            double childrank = double(k - tree.child_begin[size_t(v)] + 1);
+            MessageCost c = model->message(pr, cr, bytes);
+            double X = c.arrive - c.send;
+            expect[size_t(child)] = expect[size_t(v)] + childrank * c.send + X + c.recv;
+          }
+        }
+        double makespan = 0;
+        for (int v = 0; v < n; ++v) {
+          int rank = (v + root) % n;
+          bool leaf = tree.child_begin[size_t(v)] == tree.child_begin[size_t(v) + 1];
+          if (leaf) EXPECT_NEAR(res.rank_finish[size_t(rank)], expect[size_t(v)], 1e-12) << "node " << v;
+          makespan = std::max(makespan, expect[size_t(v)]);
+        }
+        EXPECT_NEAR(res.makespan, makespan, 1e-12);  // eq. 6: the maximum
+      }
+    }
+  }
+}
+
+TEST(Simulator, RejectsUnmatchedAndStuckSchedules) {
+  auto m = parse_model("postal:lambda=1");
+  Builder b(Collective::make(CollOp::bcast, 2, 8), "x");
+  b.send(0, 1, {Buf::out, 0, 8});
+  EXPECT_THROW(simulate(b.finish(), *m), ScheduleError);
+  Builder c(Collective::make(CollOp::bcast, 2, 8), "y");
+  c.recv(0, 1, {Buf::tmp, 0, 0});
+  c.send(0, 1, {Buf::out, 0, 8}, {0});
+  c.recv(1, 0, {Buf::out, 0, 8});
+  c.send(1, 0, {Buf::tmp, 0, 0}, {0});
+  EXPECT_THROW(simulate(c.finish(), *m), ScheduleError);
+}
+
+TEST(Simulator, ModelWithFewerRanksThanTheGroup) {
+  auto m = parse_model("hetero:nodes=FS");
+  EXPECT_THROW(bcast_time("binomial_tree", 3, *m), InputError);
+}
+
+TEST(Simulator, RankMapSelectsPhysicalNodes) {
+  // The same 2-rank broadcast on the fast pair and on the slow pair.
+  auto m = parse_model("hetero:nodes=FFSS");
+  Schedule s = generate("binomial_tree", Collective::make(CollOp::bcast, 2, 1000), *m);
+  SimOptions fast, slow;
+  fast.rank_map = {0, 1};
+  slow.rank_map = {2, 3};
+  EXPECT_LT(simulate(s, *m, fast).makespan, simulate(s, *m, slow).makespan);
+}
