@@ -20,7 +20,7 @@ TEST(RadixHeap, AgreesWithABinaryHeap) {
     h.push(t, 0);
     ref.push(t);
   }
-  for (int step = 0; step < 200000 && !ref.empty(); ++step) {
+  for (int step = 0; !ref.empty(); ++step) {
     auto [t, v] = h.pop();
     ASSERT_EQ(t, ref.top()) << "step " << step;
     ref.pop();
