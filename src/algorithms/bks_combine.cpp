@@ -91,10 +91,18 @@ Schedule bks_schedule(const GenContext& ctx, const std::string& name, int L) {
   return b.finish();
 }
 
+// The schedule is named with its L, and that name is a spec that rebuilds it.
 Schedule generate_variant(const GenContext& ctx, Variant v, const char* name) {
-  double lambda = ctx.params.count("lambda") ? param_double(ctx, name, "lambda", 1.0)
-                                             : ctx.model.postal_lambda(ctx.coll.count * ctx.coll.elem_size);
-  int L = rounds_lambda(v, lambda);
+  int L;
+  if (ctx.params.count("L")) {
+    double l = param_double(ctx, name, "L", 1.0);
+    if (l < 1 || l != std::floor(l)) throw InputError(cat(name, ": L=", ctx.params.at("L"), " must be an integer >= 1"));
+    L = int(l);
+  } else {
+    double lambda = ctx.params.count("lambda") ? param_double(ctx, name, "lambda", 1.0)
+                                               : ctx.model.postal_lambda(ctx.coll.count * ctx.coll.elem_size);
+    L = rounds_lambda(v, lambda);
+  }
   return bks_schedule(ctx, cat(name, "[L=", L, "]"), L);
 }
 
@@ -113,7 +121,7 @@ Algorithm bks_base(const char* name, const char* what, Generator g) {
   a.bytes = "m per message, one message per rank per round";
   a.cost = "T_ceil(lambda)(p) (delay-receive) or (lambda/floor(lambda)) T_floor(lambda)(p) (delay-send)";
   a.source = "Bruck et al. 1996 §3 (Bar-Noy, Kipnis, Schieber)";
-  a.params = {"lambda"};
+  a.params = {"lambda", "L"};
   a.rank_consistent = false;
   a.generate = g;
   return a;

@@ -1,0 +1,24 @@
+"""hetcoll: model-driven collective communication.
+
+The core (machine models, schedules, algorithms, simulator, planner) is the C++
+extension ``hetcoll._core``; this package adds the command line (``hetcoll``)
+and plotting.
+"""
+from ._core import (  # noqa: F401
+    InputError,
+    Model,
+    Schedule,
+    ScheduleError,
+    SimResult,
+    algorithms,
+    collective,
+    collective_ops,
+    generate,
+    parse_model,
+    plan,
+    postal,
+    schedule_from_json,
+    schedule_from_text,
+)
+
+__version__ = "0.1.0"

@@ -1,0 +1,386 @@
+"""The ``hetcoll`` command line.
+
+Every subcommand has ``--help``; those that print results also take ``--json``
+(a stable, documented shape that scripts can rely on). Bad input gives one
+line on stderr and exit code 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+
+from . import _core
+from .render import format_time, tree_lines, tree_dot, tree_from_schedule
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2 (argparse prints usage too)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+# ------------------------------------------------------------------ helpers
+
+_SIZE_SUFFIX = {"": 1, "b": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
+
+
+def parse_size(text: str) -> int:
+    """'4096', '64k', '1M' → bytes (k = 1024)."""
+    t = text.strip().lower()
+    num = t.rstrip("kmgib")
+    suffix = t[len(num):]
+    try:
+        value = float(num)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a size (use e.g. 4096, 64k, 1M)") from None
+    if suffix not in _SIZE_SUFFIX:
+        raise argparse.ArgumentTypeError(f"'{text}': unknown size suffix '{suffix}' (use k, M, G)")
+    b = value * _SIZE_SUFFIX[suffix]
+    if b < 0 or b != int(b):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole, non-negative number of bytes")
+    return int(b)
+
+
+def _collective(args) -> "_core.Collective":
+    if args.bytes % args.elem_size:
+        raise CliError(f"--bytes {args.bytes} is not a multiple of --elem-size {args.elem_size}")
+    return _core.collective(args.op, args.ranks, args.bytes // args.elem_size, args.root, args.elem_size)
+
+
+def _build(args):
+    """(model, collective, schedule, candidates or None)."""
+    model = _core.parse_model(args.model)
+    coll = _collective(args)
+    candidates = None
+    algorithm = args.algorithm
+    if not algorithm:
+        candidates = _core.plan(coll, model)
+        algorithm = candidates[0]["algorithm"]
+    schedule = _core.generate(algorithm, coll, model)
+    return model, coll, schedule, candidates
+
+
+def _emit_json(obj) -> None:
+    json.dump(obj, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as e:
+        raise CliError(f"cannot write {path}: {e.strerror}") from None
+
+
+def _render_png(dot_text: str, path: str) -> None:
+    dot = shutil.which("dot")
+    if not dot:
+        raise CliError("--png needs Graphviz 'dot' (apt-get install graphviz); --dot FILE writes the source")
+    proc = subprocess.run([dot, "-Tpng", "-o", path], input=dot_text, text=True, capture_output=True)
+    if proc.returncode != 0:
+        raise CliError(f"dot failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
+
+
+def _lambda_note(model, coll) -> str:
+    if model.kind != "postal":
+        return ""
+    lam = model.postal_lambda(coll.count * coll.elem_size)
+    if coll.op == "bcast":
+        return f"T_lambda({coll.nranks}) = {_core.postal.T(lam, coll.nranks):g} with lambda = {lam:g}"
+    if coll.op == "allreduce":
+        return (f"T' = {_core.postal.T_delay_receive(lam, coll.nranks):g} (delay-receive), "
+                f"T'' = {_core.postal.T_delay_send(lam, coll.nranks):g} (delay-send), lambda = {lam:g}")
+    return ""
+
+
+# ------------------------------------------------------------------ commands
+
+def cmd_tables(args) -> int:
+    gamma = {lam: _core.postal.gamma(lam) for lam in range(1, 11)}
+    be = {k: _core.postal.break_even(k) for k in range(1, 10)}
+    if args.json:
+        _emit_json({"gamma": {str(k): v for k, v in gamma.items()},
+                    "break_even": {str(k): v for k, v in be.items()}})
+        return 0
+    print("Table 1. gamma(lambda): asymptotic growth rate of N_lambda (root of x^l = x^(l-1) + 1)")
+    print("  lambda " + "".join(f"{k:>7d}" for k in gamma))
+    print("  gamma  " + "".join(f"{v:>7.3f}" for v in gamma.values()))
+    print()
+    print("Table 2. break-even lambda for floor(lambda) = k: below it delay-send beats delay-receive")
+    print("  k      " + "".join(f"{k:>7d}" for k in be))
+    print("  lambda " + "".join(f"{v:>7.3f}" for v in be.values()))
+    return 0
+
+
+def cmd_algorithms(args) -> int:
+    algos = _core.algorithms()
+    if args.op:
+        _core.collective(args.op, 1, 0)  # validates the name
+        algos = [a for a in algos if args.op in a["ops"]]
+    if args.json:
+        _emit_json(algos)
+        return 0
+    width = max((len(a["name"]) for a in algos), default=10)
+    for a in algos:
+        print(f"{a['name']:<{width}}  {','.join(a['ops']):<12} {a['description']}")
+        print(f"{'':<{width}}  {'':<12} steps: {a['steps']}; source: {a['source']}")
+    return 0
+
+
+def _plan_record(model, coll, schedule, candidates, report, sim) -> dict:
+    rec = {
+        "op": coll.op,
+        "ranks": coll.nranks,
+        "root": coll.root,
+        "bytes": coll.count * coll.elem_size,
+        "elem_size": coll.elem_size,
+        "model": model.spec,
+        "algorithm": schedule.algorithm,
+        "predicted_time": sim.makespan,
+        "unit": sim.unit,
+        "valid": report["ok"],
+        "validation": report["summary"],
+        "messages": schedule.message_count,
+        "bytes_sent": schedule.bytes_sent,
+    }
+    if candidates is not None:
+        rec["candidates"] = candidates
+    return rec
+
+
+def cmd_plan(args) -> int:
+    model, coll, schedule, candidates = _build(args)
+    report = schedule.validate()
+    if not report["ok"]:
+        raise CliError(f"{schedule.algorithm} produced an invalid schedule: {report['summary']}")
+    sim = schedule.simulate(model)
+    tree = tree_from_schedule(schedule, sim)
+    if args.save:
+        _write(args.save, schedule.to_json(2) + "\n" if args.save.endswith(".json") else schedule.to_text())
+    if args.dot or args.png:
+        dot_text = tree_dot(schedule, sim, tree)
+        if args.dot:
+            _write(args.dot, dot_text)
+        if args.png:
+            _render_png(dot_text, args.png)
+    if args.json:
+        rec = _plan_record(model, coll, schedule, candidates, report, sim)
+        if tree is not None:
+            rec["tree"] = tree
+        _emit_json(rec)
+        return 0
+    print(f"{coll.describe()} on {model.spec}")
+    print(f"algorithm  {schedule.algorithm}")
+    print(f"validated  {report['summary']}")
+    note = _lambda_note(model, coll)
+    print(f"predicted  {format_time(sim.makespan, sim.unit)}" + (f"   ({note})" if note else ""))
+    if candidates and len(candidates) > 1:
+        others = ", ".join(f"{c['algorithm']} {format_time(c['predicted'], sim.unit)}" for c in candidates[1:])
+        print(f"also       {others}")
+    if tree is not None:
+        print("tree       rank @ time it has the data  [time the parent sent]")
+        for line in tree_lines(tree, sim.unit, max_lines=args.max_lines):
+            print("  " + line)
+    else:
+        print(f"schedule   {schedule.total_ops} ops, {schedule.message_count} messages (use simulate for the timeline)")
+    return 0
+
+
+def cmd_simulate(args) -> int:
+    if args.schedule:
+        schedule = _load_schedule(args.schedule)
+        model = _core.parse_model(args.model)
+        coll = schedule.collective
+        candidates = None
+    else:
+        model, coll, schedule, candidates = _build(args)
+    report = schedule.validate()
+    sim = schedule.simulate(model)
+    timeline = []
+    for r in range(schedule.nranks):
+        first = schedule.first_op(r)
+        for i, op in enumerate(schedule.ops(r)):
+            timeline.append({"rank": r, "op": i, "kind": op["kind"], "peer": op["peer"], "bytes": op["bytes"],
+                             "slice": op["slice"], "start": sim.start[first + i], "end": sim.end[first + i]})
+    if args.json:
+        rec = _plan_record(model, coll, schedule, candidates, report, sim)
+        rec["rank_finish"] = list(sim.rank_finish)
+        rec["timeline"] = timeline
+        _emit_json(rec)
+        return 0
+    print(f"{coll.describe()} on {model.spec}")
+    print(f"algorithm  {schedule.algorithm}")
+    print(f"validated  {report['summary']}")
+    print(f"predicted  {format_time(sim.makespan, sim.unit)}")
+    print("rank  finish")
+    for r, f in enumerate(sim.rank_finish):
+        print(f"{r:>4}  {format_time(f, sim.unit)}")
+    if args.timeline:
+        print("timeline (start end rank op kind peer bytes)")
+        for e in sorted(timeline, key=lambda e: (e["start"], e["rank"], e["op"])):
+            peer = "" if e["peer"] < 0 else str(e["peer"])
+            print(f"  {format_time(e['start'], sim.unit):>10} {format_time(e['end'], sim.unit):>10}  "
+                  f"{e['rank']:>4} {e['op']:>4} {e['kind']:<6} {peer:>4} {e['bytes']}")
+    return 0
+
+
+def _load_schedule(path: str):
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise CliError(f"cannot read {path}: {e.strerror}") from None
+    if text.lstrip().startswith("{"):
+        return _core.schedule_from_json(text)
+    return _core.schedule_from_text(text)
+
+
+def cmd_validate(args) -> int:
+    schedule = _load_schedule(args.file)
+    report = schedule.validate()
+    if args.json:
+        _emit_json({"algorithm": schedule.algorithm, "collective": json.loads(schedule.collective.to_json()),
+                    **report})
+    else:
+        print(f"{schedule.collective.describe()} ({schedule.algorithm or 'unnamed'}): {report['summary']}")
+        for e in report["errors"]:
+            print(f"  {e}")
+    return 0 if report["ok"] else 1
+
+
+def cmd_alpha_range(args) -> int:
+    if not args.max_n >= 2:
+        raise CliError(f"--max-n must be at least 2, got {args.max_n}")
+    ranges = _core.postal.alpha_ranges(args.lam, args.max_n)
+    entries, sizes = _core.postal.alpha_table(args.lam, args.max_n)
+    if args.png:
+        from .plots import plot_alpha_ranges
+
+        plot_alpha_ranges(args.lam, ranges, entries, sizes, args.png)
+    if args.json:
+        _emit_json({"lambda": args.lam, "max_n": args.max_n, "ranges": ranges,
+                    "table": [{"n_from": a, "n_to": b, "alpha": al} for a, b, al in entries],
+                    "table_size": {str(n): s for n, s in zip(range(2, args.max_n + 1), sizes)}})
+        return 0
+    print(f"legal alpha ranges for lambda = {args.lam:g} (optimal first split n' = min(round(alpha n), n-1))")
+    print(f"{'n':>6} {'T(n)':>8} {'n_min':>6} {'n_max':>6}   alpha range")
+    for r in ranges:
+        if args.all or r["tight"] or r["n"] <= 32:
+            mark = "  top" if r["tight"] else ""
+            print(f"{r['n']:>6} {r['t']:>8.4g} {r['n_min']:>6} {r['n_max']:>6}   "
+                  f"[{r['alpha_lo']:.4f}, {r['alpha_hi']:.4f}){mark}")
+    if not args.all:
+        print("  (rows shown: n <= 32 and triangle tops; --all for every n)")
+    print(f"look-up table for n <= {args.max_n}: {len(entries)} entries")
+    for a, b, al in entries:
+        print(f"  n in [{a}, {b}]: alpha = {al:.5f}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.out)
+
+
+# ------------------------------------------------------------------ parser
+
+def _add_collective_args(p, default_op=None):
+    if default_op is None:
+        p.add_argument("op", help="collective: " + ", ".join(_core.collective_ops()))
+    p.add_argument("--ranks", "-n", type=int, required=True, help="group size")
+    p.add_argument("--model", "-m", required=True, help="machine model spec, e.g. postal:lambda=1.8 "
+                   "or hockney:alpha=20us,beta=1ns (see 'hetcoll models')")
+    p.add_argument("--root", type=int, default=0, help="root rank (default 0)")
+    p.add_argument("--bytes", "-b", type=parse_size, default=8, help="message size in bytes (k, M suffixes; default 8)")
+    p.add_argument("--elem-size", type=int, default=1, help="bytes per element; reductions never split one (default 1)")
+    p.add_argument("--algorithm", "-a", help="force an algorithm (name or name[key=value]); default: the planner's choice")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="hetcoll", description="Model-driven collective communication: plan, simulate, explain.")
+    p.add_argument("--version", action="version", version="hetcoll 0.1.0")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    t = sub.add_parser("tables", help="Bruck et al. Tables 1 and 2, computed")
+    t.add_argument("--json", action="store_true", help="{'gamma': {lambda: gamma}, 'break_even': {k: lambda}}")
+    t.set_defaults(func=cmd_tables)
+
+    a = sub.add_parser("algorithms", help="the algorithm registry")
+    a.add_argument("--op", help="only algorithms for this collective")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=cmd_algorithms)
+
+    m = sub.add_parser("models", help="the machine model spec grammar")
+    m.set_defaults(func=lambda args: print(_core.model_spec_help()) or 0)
+
+    pl = sub.add_parser("plan", help="build, validate and predict a collective; print its tree")
+    _add_collective_args(pl)
+    pl.add_argument("--dot", metavar="FILE", help="write the tree (or message graph) as Graphviz")
+    pl.add_argument("--png", metavar="FILE", help="render it with Graphviz dot")
+    pl.add_argument("--save", metavar="FILE", help="write the schedule (text, or JSON if FILE ends in .json)")
+    pl.add_argument("--max-lines", type=int, default=64, help="tree lines to print (default 64)")
+    pl.set_defaults(func=cmd_plan)
+
+    s = sub.add_parser("simulate", help="per-rank completion times and the timeline of a schedule")
+    s.add_argument("op", nargs="?", help="collective (omit with --schedule)")
+    s.add_argument("--schedule", metavar="FILE", help="simulate a saved schedule (text or JSON) instead")
+    s.add_argument("--ranks", "-n", type=int)
+    s.add_argument("--model", "-m", required=True, help="machine model spec")
+    s.add_argument("--root", type=int, default=0)
+    s.add_argument("--bytes", "-b", type=parse_size, default=8)
+    s.add_argument("--elem-size", type=int, default=1)
+    s.add_argument("--algorithm", "-a")
+    s.add_argument("--timeline", action="store_true", help="print every op's start and end")
+    s.add_argument("--json", action="store_true", help="includes rank_finish and timeline")
+    s.set_defaults(func=cmd_simulate)
+
+    v = sub.add_parser("validate", help="validate a saved schedule (text or JSON)")
+    v.add_argument("file")
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(func=cmd_validate)
+
+    ar = sub.add_parser("alpha-range", help="legal alpha ranges per n and the look-up table (Bruck Figs. 6-9)")
+    ar.add_argument("--lambda", dest="lam", type=float, required=True, help="postal latency lambda >= 1")
+    ar.add_argument("--max-n", type=int, default=250)
+    ar.add_argument("--all", action="store_true", help="print every n, not only triangle tops")
+    ar.add_argument("--png", metavar="FILE", help="plot the ranges (Figs. 6-7) and table sizes (Fig. 9)")
+    ar.add_argument("--json", action="store_true")
+    ar.set_defaults(func=cmd_alpha_range)
+
+    d = sub.add_parser("demo", help="a short tour: tables, trees, plans, predictions")
+    d.add_argument("--out", default="results/demo", help="directory for the figures (default results/demo)")
+    d.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "command", None) == "simulate" and not args.schedule:
+        if not args.op or args.ranks is None:
+            parser.error("simulate needs OP and --ranks (or --schedule FILE)")
+    try:
+        return args.func(args)
+    except (CliError, _core.InputError, _core.ScheduleError, ValueError) as e:
+        sys.stderr.write(f"hetcoll: error: {e}\n")
+        return 2
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

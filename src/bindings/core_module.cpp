@@ -1,0 +1,223 @@
+// hetcoll._core: planning and simulation from Python (no MPI needed).
+// Errors cross as hetcoll.InputError (a ValueError) and hetcoll.ScheduleError.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "algorithms/postal_math.hpp"
+#include "algorithms/registry.hpp"
+#include "model/machine_model.hpp"
+#include "plan/planner.hpp"
+#include "schedule/validator.hpp"
+#include "sim/simulator.hpp"
+#include "util/error.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+using namespace hetcoll;
+
+namespace {
+
+Collective make_collective(const std::string& op, int ranks, uint64_t count, int root, uint32_t elem_size) {
+  return Collective::make(coll_op_from_name(op), ranks, count, root, elem_size);
+}
+
+nb::dict report_dict(const ValidationReport& r) {
+  nb::dict d;
+  d["ok"] = r.ok;
+  d["errors"] = r.errors;
+  d["rank_consistent"] = r.rank_consistent;
+  d["messages"] = r.messages;
+  d["bytes"] = r.bytes;
+  d["summary"] = r.summary();
+  return d;
+}
+
+nb::dict algorithm_dict(const Algorithm& a) {
+  nb::dict d;
+  d["name"] = a.name;
+  std::vector<std::string> ops;
+  for (CollOp op : a.ops) ops.push_back(coll_op_name(op));
+  d["ops"] = ops;
+  d["description"] = a.description;
+  d["steps"] = a.steps;
+  d["bytes"] = a.bytes;
+  d["cost"] = a.cost;
+  d["source"] = a.source;
+  d["params"] = a.params;
+  d["rank_consistent"] = a.rank_consistent;
+  return d;
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "hetcoll core: machine models, schedules, algorithms, simulator";
+
+  static nb::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
+  static nb::exception<ScheduleError> schedule_error(m, "ScheduleError", PyExc_RuntimeError);
+
+  nb::class_<MachineModel>(m, "Model")
+      .def_prop_ro("kind", &MachineModel::kind)
+      .def_prop_ro("spec", &MachineModel::spec)
+      .def_prop_ro("unit", &MachineModel::unit)
+      .def_prop_ro("ranks", &MachineModel::ranks)
+      .def("message",
+           [](const MachineModel& mm, int src, int dst, uint64_t bytes) {
+             MessageCost c = mm.message(src, dst, bytes);
+             return std::make_tuple(c.send, c.arrive, c.recv);
+           },
+           "src"_a, "dst"_a, "bytes"_a, "(send busy, arrival after send start, receive busy)")
+      .def("reduce_time", &MachineModel::reduce_time, "rank"_a, "bytes"_a)
+      .def("postal_lambda", &MachineModel::postal_lambda, "bytes"_a, "src"_a = 0, "dst"_a = 1)
+      .def("to_json", [](const MachineModel& mm) { return mm.to_json().dump(2); });
+  m.def("parse_model", &parse_model, "spec"_a);
+  m.def("model_spec_help", &model_spec_help);
+
+  nb::class_<Collective>(m, "Collective")
+      .def_prop_ro("op", [](const Collective& c) { return std::string(coll_op_name(c.op)); })
+      .def_ro("nranks", &Collective::nranks)
+      .def_ro("root", &Collective::root)
+      .def_ro("count", &Collective::count)
+      .def_ro("elem_size", &Collective::elem_size)
+      .def("describe", &Collective::describe)
+      .def("to_json", [](const Collective& c) { return c.to_json().dump(); });
+  m.def("collective", &make_collective, "op"_a, "ranks"_a, "count"_a, "root"_a = 0, "elem_size"_a = 1);
+  m.def("collective_ops", [] {
+    std::vector<std::string> v;
+    for (CollOp op : all_coll_ops()) v.push_back(coll_op_name(op));
+    return v;
+  });
+
+  nb::class_<SimResult>(m, "SimResult")
+      .def_ro("unit", &SimResult::unit)
+      .def_ro("makespan", &SimResult::makespan)
+      .def_ro("rank_finish", &SimResult::rank_finish)
+      .def_ro("start", &SimResult::start)
+      .def_ro("end", &SimResult::end);
+
+  nb::class_<Schedule>(m, "Schedule")
+      .def_ro("algorithm", &Schedule::algorithm)
+      .def_ro("collective", &Schedule::coll)
+      .def_prop_ro("nranks", &Schedule::nranks)
+      .def_prop_ro("total_ops", &Schedule::total_ops)
+      .def_prop_ro("message_count", &Schedule::message_count)
+      .def_prop_ro("bytes_sent", &Schedule::bytes_sent)
+      .def("first_op", &Schedule::first_op, "rank"_a)
+      .def("ops",
+           [](const Schedule& s, int r) {
+             if (r < 0 || r >= s.nranks()) throw InputError(cat("rank ", r, " is not in the group"));
+             std::vector<nb::dict> out;
+             for (size_t i = 0; i < s.num_ops(r); ++i) {
+               const Op& o = s.op(r, i);
+               nb::dict d;
+               d["kind"] = std::string(op_kind_name(o.kind));
+               d["peer"] = o.peer;
+               d["slice"] = o.slice().str();
+               d["bytes"] = o.len;
+               if (o.kind == OpKind::reduce || o.kind == OpKind::copy) d["src"] = o.src().str();
+               d["after"] = std::vector<uint32_t>(s.deps_begin(r, i), s.deps_end(r, i));
+               out.push_back(d);
+             }
+             return out;
+           },
+           "rank"_a)
+      .def("messages",
+           [](const Schedule& s) {
+             // (sender, send op, receiver, recv op, bytes) for every message.
+             Matching mt = match_messages(s, 4);
+             if (!mt.errors.empty()) throw ScheduleError(mt.errors.front());
+             std::vector<std::tuple<int, uint64_t, int, uint64_t, uint64_t>> out;
+             for (int r = 0; r < s.nranks(); ++r)
+               for (size_t i = 0; i < s.num_ops(r); ++i) {
+                 const Op& o = s.op(r, i);
+                 if (o.kind != OpKind::send) continue;
+                 uint64_t rg = mt.partner[s.first_op(r) + i];
+                 out.emplace_back(r, i, o.peer, rg - s.first_op(o.peer), o.len);
+               }
+             return out;
+           })
+      .def("validate",
+           [](const Schedule& s) { return report_dict(validate(s)); })
+      .def("simulate",
+           [](const Schedule& s, const MachineModel& mm, bool timeline) {
+             nb::gil_scoped_release release;
+             return simulate(s, mm, {timeline, {}});
+           },
+           "model"_a, "timeline"_a = true)
+      .def("to_text", [](const Schedule& s) { return to_text(s); })
+      .def("to_json", [](const Schedule& s, int indent) { return to_json(s, indent); }, "indent"_a = -1);
+  m.def("schedule_from_text", &from_text, "text"_a);
+  m.def("schedule_from_json", &from_json, "text"_a);
+
+  m.def("algorithms", [] {
+    std::vector<nb::dict> v;
+    for (auto& a : registry()) v.push_back(algorithm_dict(a));
+    return v;
+  });
+  m.def("algorithm_names_for", [](const std::string& op) {
+    std::vector<std::string> v;
+    for (auto* a : algorithms_for(coll_op_from_name(op))) v.push_back(a->name);
+    return v;
+  });
+  m.def("generate",
+        [](const std::string& spec, const Collective& c, const MachineModel& mm) {
+          nb::gil_scoped_release release;
+          return generate(spec, c, mm);
+        },
+        "algorithm"_a, "collective"_a, "model"_a);
+
+  m.def("plan",
+        [](const Collective& c, const MachineModel& mm) {
+          PlanResult pr;
+          {
+            nb::gil_scoped_release release;
+            pr = plan(c, mm);
+          }
+          std::vector<nb::dict> out;
+          for (auto& cand : pr.candidates) {
+            nb::dict d;
+            d["algorithm"] = cand.algorithm;
+            d["predicted"] = cand.predicted;
+            d["messages"] = cand.messages;
+            d["bytes"] = cand.bytes;
+            out.push_back(d);
+          }
+          return out;
+        },
+        "collective"_a, "model"_a, "all candidates, best first");
+
+  // Postal-model mathematics (Bruck et al.).
+  nb::module_ p = m.def_submodule("postal", "postal-model mathematics (Bruck et al. 1996)");
+  p.def("N", &postal::N, "lam"_a, "t"_a);
+  p.def("T", &postal::T, "lam"_a, "n"_a);
+  p.def("gamma", &postal::gamma, "lam"_a);
+  p.def("break_even", &postal::break_even, "floor_lambda"_a);
+  p.def("prefer_delay_send", &postal::prefer_delay_send, "lam"_a);
+  p.def("T_delay_receive", &postal::T_delay_receive, "lam"_a, "n"_a);
+  p.def("T_delay_send", &postal::T_delay_send, "lam"_a, "n"_a);
+  p.def("alpha_ranges", [](double lam, uint64_t max_n) {
+    std::vector<nb::dict> out;
+    for (auto& r : postal::alpha_ranges(lam, max_n)) {
+      nb::dict d;
+      d["n"] = r.n;
+      d["t"] = r.t;
+      d["n_min"] = r.n_min;
+      d["n_max"] = r.n_max;
+      d["alpha_lo"] = r.alpha_lo;
+      d["alpha_hi"] = r.alpha_hi;
+      d["tight"] = r.tight;
+      out.push_back(d);
+    }
+    return out;
+  }, "lam"_a, "max_n"_a);
+  p.def("alpha_table", [](double lam, uint64_t max_n) {
+    postal::AlphaTable t(lam, max_n);
+    std::vector<std::tuple<uint64_t, uint64_t, double>> entries;
+    for (auto& e : t.entries()) entries.emplace_back(e.n_from, e.n_to, e.alpha);
+    return std::make_pair(entries, t.sizes());
+  }, "lam"_a, "max_n"_a, "(entries (n_from, n_to, alpha), table size needed for n = 2..max_n)");
+}

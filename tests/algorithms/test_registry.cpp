@@ -1,0 +1,81 @@
+// The registry: complete entries, clear errors, and a schedule's name is a
+// spec that rebuilds the same schedule.
+#include <gtest/gtest.h>
+
+#include "algorithms/registry.hpp"
+#include "model/machine_model.hpp"
+#include "schedule/validator.hpp"
+#include "util/error.hpp"
+
+using namespace hetcoll;
+
+TEST(Registry, EveryEntryIsDocumented) {
+  for (auto& a : registry()) {
+    EXPECT_FALSE(a.name.empty());
+    EXPECT_FALSE(a.ops.empty()) << a.name;
+    EXPECT_FALSE(a.description.empty()) << a.name;
+    EXPECT_FALSE(a.steps.empty()) << a.name;
+    EXPECT_FALSE(a.bytes.empty()) << a.name;
+    EXPECT_FALSE(a.source.empty()) << a.name;
+    EXPECT_NE(a.generate, nullptr) << a.name;
+  }
+}
+
+TEST(Registry, ScheduleNameIsASpecThatRebuildsIt) {
+  for (const char* model_spec : {"postal:lambda=1.37", "postal:lambda=2.9", "hockney:alpha=3us,beta=1ns"}) {
+    auto m = parse_model(model_spec);
+    for (auto& a : registry())
+      for (CollOp op : a.ops) {
+        Collective c = Collective::make(op, 11, 6, 3, 4);
+        Schedule s = generate(a.name, c, *m);
+        Schedule again = generate(s.algorithm, c, *m);
+        EXPECT_EQ(again.algorithm, s.algorithm);
+        EXPECT_EQ(to_text(again), to_text(s)) << a.name << " on " << model_spec;
+      }
+  }
+}
+
+TEST(Registry, RankConsistencyFlagMatchesTheValidator) {
+  auto m = parse_model("postal:lambda=2.2");
+  for (auto& a : registry()) {
+    if (!a.supports(CollOp::allreduce)) continue;
+    bool consistent = true;
+    for (int n : {2, 3, 5, 8, 13}) {
+      auto rep = validate(generate(a.name, Collective::make(CollOp::allreduce, n, 4, 0, 8), *m));
+      ASSERT_TRUE(rep.ok) << a.name << ": " << rep.summary();
+      consistent = consistent && rep.rank_consistent;
+    }
+    EXPECT_EQ(consistent, a.rank_consistent) << a.name;
+  }
+}
+
+TEST(Registry, ClearErrors) {
+  auto m = parse_model("postal:lambda=2");
+  Collective c = Collective::make(CollOp::bcast, 4, 8);
+  auto expect_error = [&](const std::string& spec, const std::string& what) {
+    try {
+      generate(spec, c, *m);
+      FAIL() << spec;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  expect_error("nope", "known: binomial_tree");
+  expect_error("bks_combine", "does not implement bcast");
+  expect_error("lambda_tree[foo=1]", "no parameter 'foo'");
+  expect_error("alpha_partition[alpha=1.5]", "must lie in (0, 1)");
+  expect_error("alpha_partition[alpha=x]", "not a number");
+  expect_error("alpha_partition[alpha=0.5", "must end with ']'");
+  expect_error("alpha_partition[alpha]", "not KEY=VALUE");
+  expect_error("binomial_tree[x=1]", "takes none");
+}
+
+TEST(Registry, ZeroBytesGiveAnEmptySchedule) {
+  auto m = parse_model("postal:lambda=2");
+  for (auto& a : registry())
+    for (CollOp op : a.ops) {
+      Schedule s = generate(a.name, Collective::make(op, 6, 0), *m);
+      EXPECT_EQ(s.total_ops(), 0u) << a.name;
+      EXPECT_TRUE(validate(s).ok);
+    }
+}

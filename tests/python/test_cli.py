@@ -1,0 +1,171 @@
+"""The CLI contract: JSON shapes scripts rely on, exit codes, one-line errors."""
+import json
+
+import pytest
+
+import hetcoll
+
+
+def test_tables_json_reproduces_the_paper(run_cli):
+    code, out, err = run_cli("tables", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert set(d) == {"gamma", "break_even"}
+    table1 = [2.000, 1.618, 1.466, 1.380, 1.325, 1.285, 1.255, 1.232, 1.213, 1.197]
+    table2 = [1.440, 2.518, 3.558, 4.584, 5.604, 6.618, 7.630, 8.640, 9.649]
+    assert [round(d["gamma"][str(k)], 3) for k in range(1, 11)] == table1
+    assert [round(d["break_even"][str(k)], 3) for k in range(1, 10)] == table2
+
+
+def test_tables_text(run_cli):
+    code, out, _ = run_cli("tables")
+    assert code == 0
+    assert "1.618" in out and "2.518" in out
+
+
+def test_plan_json_keys_and_values(run_cli):
+    code, out, err = run_cli("plan", "bcast", "--ranks", "8", "--model", "postal:lambda=2", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    for key in ("algorithm", "predicted_time", "unit", "ranks", "tree", "candidates"):
+        assert key in d
+    assert d["ranks"] == 8 and d["unit"] == "steps"
+    assert d["predicted_time"] == 5.0  # Fig. 2
+    assert d["algorithm"] in ("lambda_tree", "alpha_partition")
+    tree = {t["rank"]: t for t in d["tree"]}
+    assert tree[0]["parent"] is None
+    assert max(t["received"] for t in d["tree"]) == 5.0
+
+
+def test_plan_forced_binomial_is_fig_1b(run_cli):
+    code, out, _ = run_cli("plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "-a", "binomial_tree", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["predicted_time"] == 6.0
+    assert sorted(t["received"] for t in d["tree"]) == [0, 2, 3, 4, 4, 5, 5, 6]
+
+
+def test_plan_root_and_text_tree(run_cli):
+    code, out, _ = run_cli("plan", "bcast", "-n", "5", "-m", "postal:lambda=1.8", "--root", "3")
+    assert code == 0
+    tree_lines = out.split("tree  ", 1)[1].splitlines()[1:]
+    assert len(tree_lines) == 5
+    assert tree_lines[0] == "  3 @0"
+    assert {l.split("@")[0].strip(" ├└─│") for l in tree_lines} == {"0", "1", "2", "3", "4"}
+
+
+def test_simulate_json(run_cli):
+    code, out, err = run_cli("simulate", "allreduce", "-n", "6", "-m", "postal:lambda=1.5", "--bytes", "16",
+                             "--elem-size", "8", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    for key in ("algorithm", "predicted_time", "unit", "ranks", "rank_finish", "timeline"):
+        assert key in d
+    assert len(d["rank_finish"]) == 6
+    assert max(d["rank_finish"]) == pytest.approx(d["predicted_time"])
+    assert all(e["end"] >= e["start"] for e in d["timeline"])
+    assert {e["kind"] for e in d["timeline"]} >= {"send", "recv", "reduce", "copy"}
+
+
+def test_simulate_seconds_unit(run_cli):
+    code, out, _ = run_cli("simulate", "bcast", "-n", "4", "-m", "hockney:alpha=20us,beta=1ns", "-b", "1M", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["unit"] == "s"
+    assert d["predicted_time"] == pytest.approx(2 * (20e-6 + 1048576e-9))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=0.5"], "lambda >= 1"),
+    (["plan", "bcast", "-n", "0", "-m", "postal:lambda=2"], "at least 1"),
+    (["plan", "bcast", "-n", "-4", "-m", "postal:lambda=2"], "at least 1"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "-a", "quantum_tree"], "unknown algorithm 'quantum_tree'"),
+    (["plan", "bcast", "-n", "8", "-m", "ethernet:speed=1"], "unknown model"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=two"], "not a valid"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--bytes", "12x"], "size"),
+    (["simulate", "bcast", "-n", "8", "-m", "hetero:nodes=FFS"], "describes 3 ranks"),
+    (["alpha-range", "--lambda", "0.9"], "lambda >= 1"),
+    (["plan", "bcast", "-n", "8"], "required"),
+    (["validate", "/nonexistent/schedule.txt"], "cannot read"),
+])
+def test_bad_input_is_one_line_and_exit_2(run_cli, args, message):
+    code, out, err = run_cli(*args)
+    assert code == 2
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert message in lines[0]
+
+
+def test_save_validate_and_simulate_a_schedule(run_cli, tmp_path):
+    text = tmp_path / "s.txt"
+    js = tmp_path / "s.json"
+    assert run_cli("plan", "bcast", "-n", "13", "-m", "postal:lambda=2", "--save", str(text))[0] == 0
+    assert run_cli("plan", "bcast", "-n", "13", "-m", "postal:lambda=2", "--save", str(js))[0] == 0
+    for f in (text, js):
+        code, out, _ = run_cli("validate", str(f))
+        assert code == 0 and "ok: 12 messages" in out
+        code, out, _ = run_cli("simulate", "--schedule", str(f), "-m", "postal:lambda=2", "--json")
+        assert code == 0 and json.loads(out)["predicted_time"] == 6.0  # T_2(13) = 6
+    # A schedule edited into nonsense: the line is named.
+    broken = text.read_text().replace("recv from", "recv frm", 1)
+    bad = tmp_path / "bad.txt"
+    bad.write_text(broken)
+    code, _, err = run_cli("validate", str(bad))
+    assert code == 2 and "line" in err and "Traceback" not in err
+    # A schedule that parses but is wrong: validation fails with exit 1.
+    lines = text.read_text().splitlines()
+    first_send = next(i for i, l in enumerate(lines) if "send to" in l)
+    lines[first_send] = lines[first_send].replace("out[0:8]", "out[0:4]")
+    (tmp_path / "wrong.txt").write_text("\n".join(lines) + "\n")
+    code, out, _ = run_cli("validate", str(tmp_path / "wrong.txt"))
+    assert code == 1 and "sends 4 bytes" in out and "receives 8" in out
+
+
+def test_dot_and_png(run_cli, tmp_path):
+    dot = tmp_path / "t.dot"
+    png = tmp_path / "t.png"
+    code, _, err = run_cli("plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--dot", str(dot), "--png", str(png))
+    assert code == 0, err
+    text = dot.read_text()
+    assert text.startswith("digraph") and text.count("->") == 7
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_alpha_range_json(run_cli):
+    code, out, err = run_cli("alpha-range", "--lambda", "2", "--max-n", "20", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    r13 = next(r for r in d["ranges"] if r["n"] == 13)
+    assert (r13["n_min"], r13["n_max"]) == (8, 8)
+    r14 = next(r for r in d["ranges"] if r["n"] == 14)
+    assert (r14["n_min"], r14["n_max"]) == (6, 13)
+    assert len(d["table"]) == 1  # lambda = 2: one alpha for all n (Fig. 6)
+    assert d["table_size"]["20"] == 1
+
+
+def test_alpha_range_png(run_cli, tmp_path):
+    png = tmp_path / "a.png"
+    code, out, err = run_cli("alpha-range", "--lambda", "1.95", "--max-n", "250", "--png", str(png))
+    assert code == 0, err
+    assert png.stat().st_size > 10000
+    assert "look-up table for n <= 250" in out
+
+
+def test_algorithms_listing(run_cli):
+    code, out, _ = run_cli("algorithms", "--json")
+    names = {a["name"] for a in json.loads(out)}
+    assert {"binomial_tree", "lambda_tree", "alpha_partition", "bks_combine"} <= names
+
+
+def test_help_everywhere(run_cli):
+    for cmd in ([], ["plan"], ["simulate"], ["tables"], ["alpha-range"], ["validate"], ["algorithms"], ["demo"]):
+        code, out, _ = run_cli(*cmd, "--help")
+        assert code == 0 and "usage" in out
+
+
+def test_demo_runs(run_cli, tmp_path):
+    code, out, err = run_cli("demo", "--out", str(tmp_path / "demo"))
+    assert code == 0, err
+    assert "lambda_tree: finishes at 5" in out
+    assert (tmp_path / "demo" / "lambda_tree.dot").exists()
