@@ -10,6 +10,7 @@
 // Parameters: alpha=A fixes α for all n (the paper's experiments, Figs. 10-13).
 #include "algorithms/all.hpp"
 #include "algorithms/broadcast_trees.hpp"
+#include "algorithms/primitives.hpp"
 #include "algorithms/registry.hpp"
 #include "util/error.hpp"
 
@@ -41,7 +42,7 @@ Schedule generate_alpha_partition(const GenContext& ctx) {
   }
   Builder b(ctx.coll, name, false);
   b.only_rank(ctx.only_rank);
-  emit_tree_bcast(b, tree, ctx.coll.root, {Buf::out, 0, m});
+  tree_bcast(b, Group::all(n), tree, ctx.coll.root, {Buf::out, 0, m});
   return b.finish();
 }
 }  // namespace

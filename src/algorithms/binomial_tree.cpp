@@ -8,6 +8,7 @@
 // Same tree as α-partition with α = 0.5 and as InterCom's MST broadcast.
 #include "algorithms/all.hpp"
 #include "algorithms/broadcast_trees.hpp"
+#include "algorithms/primitives.hpp"
 #include "algorithms/registry.hpp"
 
 namespace hetcoll {
@@ -20,8 +21,8 @@ namespace {
 Schedule generate_binomial(const GenContext& ctx) {
   Builder b(ctx.coll, "binomial_tree", false);
   b.only_rank(ctx.only_rank);
-  emit_tree_bcast(b, binomial_tree(ctx.coll.nranks), ctx.coll.root,
-                  {Buf::out, 0, ctx.coll.count * ctx.coll.elem_size});
+  tree_bcast(b, Group::all(ctx.coll.nranks), binomial_tree(ctx.coll.nranks), ctx.coll.root,
+             {Buf::out, 0, ctx.coll.count * ctx.coll.elem_size});
   return b.finish();
 }
 }  // namespace

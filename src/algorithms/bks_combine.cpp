@@ -52,7 +52,7 @@ Schedule bks_schedule(const GenContext& ctx, const std::string& name, int L) {
   auto M = [&](int r) { return d.M[size_t(r)]; };
   auto eps = [&](int j) { return int(d.eps[size_t(j)]); };
   // S after round r is needed if some later send carries S (ε_j = 1, j ≥ r).
-  std::vector<bool> need_S(size_t(t) + 2, false);
+  std::vector<bool> need_S(static_cast<size_t>(t) + 2, false);
   for (int r = t - L; r >= 0; --r) need_S[size_t(r)] = need_S[size_t(r) + 1] || eps(r);
 
   for (int i = 0; i < n; ++i) {

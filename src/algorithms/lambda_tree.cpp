@@ -14,6 +14,7 @@
 
 #include "algorithms/all.hpp"
 #include "algorithms/broadcast_trees.hpp"
+#include "algorithms/primitives.hpp"
 #include "algorithms/registry.hpp"
 #include "util/error.hpp"
 
@@ -47,7 +48,8 @@ Schedule generate_lambda_tree(const GenContext& ctx) {
                                              : ctx.model.postal_lambda(m);
   Builder b(ctx.coll, "lambda_tree", false);
   b.only_rank(ctx.only_rank);
-  emit_tree_bcast(b, lambda_tree(ctx.coll.nranks, lambda), ctx.coll.root, {Buf::out, 0, m});
+  b.reserve(2 * size_t(ctx.coll.nranks), size_t(ctx.coll.nranks));
+  tree_bcast(b, Group::all(ctx.coll.nranks), lambda_tree(ctx.coll.nranks, lambda), ctx.coll.root, {Buf::out, 0, m});
   return b.finish();
 }
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "algorithms/all.hpp"
+#include "model/hockney_model.hpp"
+#include "model/units.hpp"
 #include "schedule/builder.hpp"
 #include "util/error.hpp"
 
@@ -17,9 +19,44 @@ const std::vector<Algorithm>& registry() {
         binomial_tree_algorithm(),
         lambda_tree_algorithm(),
         alpha_partition_algorithm(),
+        knomial_bcast_algorithm(),
+        kary_bcast_algorithm(),
+        star_bcast_algorithm(),
+        chain_bcast_algorithm(),
+        scatter_collect_algorithm(),
+        binomial_reduce_algorithm(),
+        knomial_reduce_algorithm(),
+        kary_reduce_algorithm(),
+        star_reduce_algorithm(),
+        chain_reduce_algorithm(),
+        distributed_combine_gather_algorithm(),
+        rabenseifner_reduce_algorithm(),
+        reduce_bcast_algorithm(),
+        recursive_doubling_allreduce_algorithm(),
+        rabenseifner_allreduce_algorithm(),
+        ring_allreduce_algorithm(),
         bks_combine_algorithm(),
         bks_delay_receive_algorithm(),
         bks_delay_send_algorithm(),
+        binomial_gather_algorithm(),
+        star_gather_algorithm(),
+        binomial_scatter_algorithm(),
+        star_scatter_algorithm(),
+        bucket_collect_algorithm(),
+        gather_bcast_algorithm(),
+        recursive_doubling_allgather_algorithm(),
+        bruck_allgather_algorithm(),
+        bucket_distributed_combine_algorithm(),
+        reduce_then_scatter_algorithm(),
+        recursive_halving_reduce_scatter_algorithm(),
+        pairwise_exchange_algorithm(),
+        spread_alltoall_algorithm(),
+        bruck_alltoall_algorithm(),
+        dissemination_barrier_algorithm(),
+        tree_barrier_algorithm(),
+        linear_scan_algorithm(),
+        recursive_doubling_scan_algorithm(),
+        tree_scan_algorithm(),
     };
     for (size_t i = 0; i < v.size(); ++i)
       for (size_t j = 0; j < i; ++j)
@@ -87,6 +124,28 @@ double param_double(const GenContext& ctx, const char* algo, const char* key, do
   return v;
 }
 
+int param_int(const GenContext& ctx, const char* algo, const char* key, int fallback, int min_value) {
+  auto it = ctx.params.find(key);
+  if (it == ctx.params.end()) return fallback;
+  char* end = nullptr;
+  long v = std::strtol(it->second.c_str(), &end, 10);
+  if (end == it->second.c_str() || *end != 0 || v < min_value || v > 1 << 30)
+    throw InputError(cat(algo, ": parameter ", key, "='", it->second, "' must be an integer >= ", min_value));
+  return int(v);
+}
+
+uint64_t param_bytes(const GenContext& ctx, const char* algo, const char* key, uint64_t fallback) {
+  auto it = ctx.params.find(key);
+  if (it == ctx.params.end()) return fallback;
+  try {
+    uint64_t v = parse_bytes(it->second);
+    if (v == 0) throw InputError("zero");
+    return v;
+  } catch (const InputError&) {
+    throw InputError(cat(algo, ": parameter ", key, "='", it->second, "' must be a positive size (4096, 64k)"));
+  }
+}
+
 void reject_unknown_params(const GenContext& ctx, const Algorithm& a) {
   for (auto& kv : ctx.params)
     if (std::find(a.params.begin(), a.params.end(), kv.first) == a.params.end()) {
@@ -120,6 +179,22 @@ Schedule generate(const std::string& spec, const Collective& coll, const Machine
   reject_unknown_params(ctx, a);
   if (moves_no_data(coll)) return Builder(coll, as.str()).finish();
   return a.generate(ctx);
+}
+
+}  // namespace hetcoll
+
+namespace hetcoll {
+
+std::optional<Terms> closed_form(const std::string& spec, const Collective& coll, const MachineModel& model) {
+  auto* h = dynamic_cast<const HockneyModel*>(&model);
+  if (!h) return std::nullopt;
+  AlgorithmSpec as = parse_algorithm_spec(spec);
+  const Algorithm& a = find_algorithm(as.name);
+  if (!a.closed_form || !a.supports(coll.op)) return std::nullopt;
+  GenContext ctx{coll, model, as.params, -1};
+  reject_unknown_params(ctx, a);
+  if (moves_no_data(coll)) return Terms{};
+  return a.closed_form(ctx, {h->alpha(), h->beta(), h->gamma()});
 }
 
 }  // namespace hetcoll

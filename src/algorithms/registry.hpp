@@ -5,6 +5,7 @@
 // "alpha_partition[alpha=0.58]".
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,33 @@ struct GenContext {
 
 using Generator = Schedule (*)(const GenContext&);
 
+// A cost on the α-β-γ (Hockney) model, as coefficients: the number of
+// message start-ups α, the bytes times β and the bytes times γ on the
+// critical path. InterCom's formulas are written this way.
+struct Terms {
+  double alpha = 0, beta = 0, gamma = 0;
+  Terms& operator+=(const Terms& o) {
+    alpha += o.alpha;
+    beta += o.beta;
+    gamma += o.gamma;
+    return *this;
+  }
+  friend Terms operator+(Terms a, const Terms& b) { return a += b; }
+  friend Terms operator*(double k, Terms a) { return {k * a.alpha, k * a.beta, k * a.gamma}; }
+};
+struct HockneyParams {
+  double alpha, beta, gamma;
+  double time(const Terms& t) const { return t.alpha * alpha + t.beta * beta + t.gamma * gamma; }
+};
+
+// The exact time on a Hockney model of the schedule that generate() builds
+// for this call, when the algorithm can state it (typically: equal blocks);
+// nullopt otherwise. Tests hold every closed form to the simulator.
+using ClosedForm = std::optional<Terms> (*)(const GenContext&, const HockneyParams&);
+
+// The parameter settings the planner tries, as specs ("knomial_bcast[k=4]").
+using Variants = std::vector<std::string> (*)(const Collective&, const MachineModel&);
+
 struct Algorithm {
   std::string name;
   std::vector<CollOp> ops;   // collectives it implements
@@ -35,6 +63,8 @@ struct Algorithm {
   std::vector<std::string> params;  // accepted parameters
   bool rank_consistent = true;      // allreduce: identical result bits on every rank
   Generator generate = nullptr;
+  ClosedForm closed_form = nullptr;
+  Variants variants = nullptr;
 
   bool supports(CollOp op) const;
 };
@@ -57,6 +87,11 @@ Schedule generate(const std::string& spec, const Collective& coll, const Machine
 
 // Parameter helpers for generators (throw InputError with the algorithm name).
 double param_double(const GenContext& ctx, const char* algo, const char* key, double fallback);
+int param_int(const GenContext& ctx, const char* algo, const char* key, int fallback, int min_value);
+uint64_t param_bytes(const GenContext& ctx, const char* algo, const char* key, uint64_t fallback);
+
+// The closed form of `spec` for this call on a Hockney model, if it has one.
+std::optional<Terms> closed_form(const std::string& spec, const Collective& coll, const MachineModel& hockney);
 void reject_unknown_params(const GenContext& ctx, const Algorithm& a);
 
 }  // namespace hetcoll

@@ -1,5 +1,7 @@
 #include "algorithms/tree.hpp"
 
+#include <algorithm>
+
 #include "util/error.hpp"
 
 namespace hetcoll {
@@ -40,20 +42,28 @@ Tree partition_tree(int n, const std::function<uint64_t(uint64_t)>& split) {
   return Tree::from_edges(n, edges);
 }
 
-void emit_tree_bcast(Builder& b, const Tree& t, int root, Slice data) {
-  const int n = t.size();
-  b.reserve(2 * size_t(n), size_t(n));
-  for (int rank = 0; rank < n; ++rank) {  // rank by rank: the builder needs no reordering
-    if (!b.wants(rank)) continue;
-    int node = (rank - root + n) % n;
-    bool has_parent = t.parent[size_t(node)] >= 0;
-    if (has_parent) b.recv(rank, (t.parent[size_t(node)] + root) % n, data);
-    for (uint32_t k = t.child_begin[size_t(node)]; k < t.child_begin[size_t(node) + 1]; ++k) {
-      int child = (t.children[k] + root) % n;
-      if (has_parent) b.send(rank, child, data, {0});
-      else b.send(rank, child, data);
-    }
-  }
+Tree knomial_tree(int n, int k) {
+  if (k < 2) throw InputError(cat("k-nomial tree: radix k = ", k, " must be at least 2"));
+  std::vector<std::pair<int32_t, int32_t>> edges;
+  int64_t top = 1;
+  while (top * k < n) top *= k;  // largest power of k below n
+  for (int64_t mask = top; mask >= 1; mask /= k)
+    for (int64_t v = 0; v < n; v += mask * k)
+      for (int64_t j = 1; j < k && v + j * mask < n; ++j) edges.emplace_back(int32_t(v), int32_t(v + j * mask));
+  std::stable_sort(edges.begin(), edges.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  return Tree::from_edges(n, edges);
 }
+
+Tree kary_tree(int n, int k) {
+  if (k < 1) throw InputError(cat("k-ary tree: k = ", k, " must be at least 1"));
+  std::vector<std::pair<int32_t, int32_t>> edges;
+  for (int64_t v = 1; v < n; ++v) edges.emplace_back(int32_t((v - 1) / k), int32_t(v));
+  return Tree::from_edges(n, edges);
+}
+
+Tree star_tree(int n) { return kary_tree(n, std::max(n - 1, 1)); }
+
+Tree chain_tree(int n) { return kary_tree(n, 1); }
 
 }  // namespace hetcoll

@@ -26,8 +26,14 @@ struct Tree {
 // halves continue. split(n) = ⌈n/2⌉ gives the binomial tree.
 Tree partition_tree(int n, const std::function<uint64_t(uint64_t)>& split);
 
-// Emits the broadcast of `data` (a slice of `out`, already present at the
-// root) along the tree: receive from the parent, then send to each child.
-void emit_tree_bcast(Builder& b, const Tree& t, int root, Slice data);
+// k-nomial tree of radix k: in round i (largest first) every node holding
+// the data sends to k-1 nodes at distance j·k^i (k = 2: a binomial tree).
+Tree knomial_tree(int n, int k);
+// k-ary tree, nodes numbered breadth first: children of v are kv+1 .. kv+k.
+Tree kary_tree(int n, int k);
+// Sequential tree: the source sends to every other node in turn.
+Tree star_tree(int n);
+// Chain: node v sends to v+1.
+Tree chain_tree(int n);
 
 }  // namespace hetcoll

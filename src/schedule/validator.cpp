@@ -331,7 +331,7 @@ Matching match_messages(const Schedule& s, size_t max_errors) {
   m.partner.assign(s.total_ops(), kNone);
   Errors err(max_errors);
   // Sends of each rank sorted by destination, stable in program order.
-  std::vector<uint64_t> send_begin(size_t(p) + 1, 0);
+  std::vector<uint64_t> send_begin(static_cast<size_t>(p) + 1, 0);
   std::vector<std::pair<int32_t, uint64_t>> sends;  // (dst, gid)
   for (int r = 0; r < p; ++r) {
     size_t start = sends.size();
@@ -343,7 +343,7 @@ Matching match_messages(const Schedule& s, size_t max_errors) {
     std::sort(sends.begin() + long(start), sends.end());
     send_begin[size_t(r) + 1] = sends.size();
   }
-  std::vector<uint32_t> seen(size_t(p), 0);
+  std::vector<uint32_t> seen(static_cast<size_t>(p), 0);
   std::vector<int32_t> touched;
   for (int j = 0; j < p; ++j) {
     for (size_t i = 0; i < s.num_ops(j); ++i) {

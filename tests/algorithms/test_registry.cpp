@@ -74,6 +74,7 @@ TEST(Registry, ZeroBytesGiveAnEmptySchedule) {
   auto m = parse_model("postal:lambda=2");
   for (auto& a : registry())
     for (CollOp op : a.ops) {
+      if (op == CollOp::barrier) continue;  // its messages are empty by nature
       Schedule s = generate(a.name, Collective::make(op, 6, 0), *m);
       EXPECT_EQ(s.total_ops(), 0u) << a.name;
       EXPECT_TRUE(validate(s).ok);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "algorithms/broadcast_trees.hpp"
+#include "algorithms/primitives.hpp"
 #include "algorithms/registry.hpp"
 #include "model/heterogeneous_model.hpp"
 #include "model/machine_model.hpp"
@@ -70,13 +71,13 @@ TEST(Simulator, BanikazemiEquationSevenForAnyTree) {
   // T_recv(i) = T_recv(parent) + childrank·S(parent) + X + R(i)  (eq. 7)
   auto model = parse_model("hetero:nodes=FSSFSFFSSF");
   const int n = 10;
-  for (uint64_t bytes : {0u, 100u, 4000u}) {
+  for (uint64_t bytes : {1u, 100u, 4000u}) {
     for (int root : {0, 1, 7}) {
       for (const Tree& tree : {binomial_tree(n), lambda_tree(n, 1.7)}) {
         Builder b(Collective::make(CollOp::bcast, n, bytes, root), "tree", false);
-        emit_tree_bcast(b, tree, root, {Buf::out, 0, bytes});
+        tree_bcast(b, Group::all(n), tree, root, {Buf::out, 0, bytes});
         SimResult res = simulate(b.finish(), *model);
-        std::vector<double> expect(size_t(n), 0.0);
+        std::vector<double> expect(static_cast<size_t>(n), 0.0);
         for (int v = 0; v < n; ++v) {  // parents precede children in node order
           for (uint32_t k = tree.child_begin[size_t(v)]; k < tree.child_begin[size_t(v) + 1]; ++k) {
             int child = tree.children[k];

@@ -1,0 +1,68 @@
+// bruck_allgather — Bruck's allgather with radix k (Bruck, Ho, Kipnis,
+// Upfal, Weathersby 1997), for allgather and allgatherv, any p.
+//
+// Rank r keeps a scratch vector whose position i holds block (r+i) mod p.
+// In round s (d = k^s) it sends positions [0, d) to ranks r - j·d and
+// receives positions [j·d, j·d + d) from r + j·d, j = 1..k-1 (clipped at p).
+// After ⌈log_k p⌉ rounds it has all blocks and rotates them into `out`.
+// Steps: ⌈log_k p⌉ rounds of k-1 messages. Parameters: k (radix, default 2).
+// Cost (k = 2, p = 2^m, equal blocks of b): log2 p·α + (p-1)bβ.
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  const int k = param_int(ctx, "bruck_allgather", "k", 2, 2);
+  Builder b = make_builder(ctx, cat("bruck_allgather[k=", k, "]"));
+  Blocks blocks = coll_blocks(c);
+  uint64_t total = 0;
+  for (auto l : blocks.len) total += l;
+  for (int r = 0; r < p; ++r) {
+    if (!b.wants(r) || total == 0) continue;
+    // pos[i]: offset of position i (block (r+i) mod p) in r's scratch.
+    std::vector<uint64_t> pos(static_cast<size_t>(p) + 1, 0);
+    for (int i = 0; i < p; ++i) pos[size_t(i) + 1] = pos[size_t(i)] + blocks.len[size_t((r + i) % p)];
+    const uint64_t base = b.alloc_tmp(r, total);
+    auto range = [&](int a, int e) { return Slice{Buf::tmp, base + pos[size_t(a)], pos[size_t(e)] - pos[size_t(a)]}; };
+    if (blocks.len[size_t(r)]) b.copy(r, range(0, 1), {Buf::in, 0, blocks.len[size_t(r)]});
+    for (int64_t d = 1; d < p; d *= k) {
+      for (int64_t j = 1; j < k && j * d < p; ++j) {
+        int cnt = int(std::min<int64_t>(d, p - j * d));
+        int to = int(((r - j * d) % p + p) % p), from = int((r + j * d) % p);
+        // The receiver's positions [j·d, j·d+cnt) are this rank's [0, cnt).
+        Slice s = range(0, cnt), q = range(int(j * d), int(j * d) + cnt);
+        if (s.len) b.send(r, to, s);
+        if (q.len) b.recv(r, from, q);
+      }
+    }
+    for (int i = 0; i < p; ++i) {
+      int blk = (r + i) % p;
+      if (blocks.len[size_t(blk)]) b.copy(r, {Buf::out, blocks.off[size_t(blk)], blocks.len[size_t(blk)]}, range(i, i + 1));
+    }
+  }
+  return b.finish();
+}
+
+std::vector<std::string> variants(const Collective&, const MachineModel&) {
+  return {"bruck_allgather[k=2]", "bruck_allgather[k=3]", "bruck_allgather[k=4]"};
+}
+}  // namespace
+
+Algorithm bruck_allgather_algorithm() {
+  Algorithm a;
+  a.name = "bruck_allgather";
+  a.ops = {CollOp::allgather, CollOp::allgatherv};
+  a.description = "Bruck's allgather, radix k: ceil(log_k p) rounds for any p, then a local rotation";
+  a.steps = "ceil(log_k p) rounds of k-1 messages";
+  a.bytes = "(p-1)/p n received per rank";
+  a.cost = "(k-1) ceil(log_k p) alpha + (p-1)/p n beta";
+  a.source = "Bruck, Ho, Kipnis, Upfal, Weathersby 1997";
+  a.params = {"k"};
+  a.generate = generate;
+  a.variants = variants;
+  return a;
+}
+}  // namespace hetcoll

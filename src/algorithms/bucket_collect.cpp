@@ -1,0 +1,49 @@
+// bucket_collect — InterCom's bucket collect (§4.2), the ring allgather,
+// for allgather and allgatherv.
+//
+// The ranks form a ring; in step s every rank passes the block it received
+// in step s-1 (first its own) to its right neighbour. No link is used twice
+// at a time, and every rank sends and receives (p-1)/p of the data.
+// Steps: p-1; p(p-1) messages of one block.
+// Cost (equal blocks of b = n/p bytes): (p-1)α + (p-1)/p·nβ.
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+#include "algorithms/primitives.hpp"
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  Builder b = make_builder(ctx, "bucket_collect");
+  Blocks blocks = coll_blocks(c);
+  for (int r = 0; r < p; ++r)
+    if (b.wants(r) && blocks.len[size_t(r)])
+      b.copy(r, {Buf::out, blocks.off[size_t(r)], blocks.len[size_t(r)]}, {Buf::in, 0, blocks.len[size_t(r)]});
+  ring_allgather(b, Group::all(p), [&](int, int x, int) {
+    return Slice{Buf::out, blocks.off[size_t(x)], blocks.len[size_t(x)]};
+  });
+  return b.finish();
+}
+
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
+  Blocks blocks = coll_blocks(ctx.coll);
+  if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
+  return double(ctx.coll.nranks - 1) * message_terms(blocks.len[0]);
+}
+}  // namespace
+
+Algorithm bucket_collect_algorithm() {
+  Algorithm a;
+  a.name = "bucket_collect";
+  a.ops = {CollOp::allgather, CollOp::allgatherv};
+  a.description = "ring: pass the block received last step to the right neighbour (InterCom's bucket collect)";
+  a.steps = "p-1";
+  a.bytes = "(p-1)/p n sent and received per rank";
+  a.cost = "(p-1) alpha + (p-1)/p n beta";
+  a.source = "InterCom §4.2";
+  a.generate = generate;
+  a.closed_form = closed;
+  return a;
+}
+}  // namespace hetcoll

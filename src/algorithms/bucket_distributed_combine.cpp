@@ -1,0 +1,73 @@
+// bucket_distributed_combine — InterCom's bucket distributed combine (§4.2),
+// the ring reduce-scatter, for reduce_scatter_block and reduce_scatter.
+//
+// Every rank copies its contribution to scratch; in step s it passes a
+// partial block to its right neighbour, which combines it with its own copy
+// of that block; after p-1 steps rank i holds block i combined over all.
+// Each block is combined along one path, so every element's result is the
+// same whoever computes it.
+// Steps: p-1. Cost (equal blocks of b bytes): (p-1)(α + bβ + bγ).
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+#include "algorithms/primitives.hpp"
+
+namespace hetcoll {
+
+// Shared with ring_allreduce and distributed_combine_gather: reduce-scatter
+// of `blocks` of everybody's `in`; returns each rank's scratch base (block i
+// of rank r's partial vector is at tmp[base[r] + off(i)]).
+std::vector<uint64_t> ring_reduce_scatter_in_scratch(Builder& b, const Blocks& blocks, int p) {
+  std::vector<uint64_t> base(static_cast<size_t>(p), 0);
+  const uint64_t total = blocks.span(0, p);
+  for (int r = 0; r < p; ++r) {
+    if (!b.wants(r) || total == 0) continue;
+    base[size_t(r)] = b.alloc_tmp(r, total);
+    b.copy(r, {Buf::tmp, base[size_t(r)], total}, {Buf::in, 0, total});
+  }
+  ring_reduce_scatter(b, Group::all(p), [&](int m, int x, int) {
+    return Slice{Buf::tmp, base[size_t(m)] + blocks.off[size_t(x)] - blocks.off[0], blocks.len[size_t(x)]};
+  });
+  return base;
+}
+
+namespace {
+Blocks reduce_blocks(const Collective& c) {
+  if (c.op == CollOp::reduce_scatter) return blocks_of(c.counts, c.elem_size);
+  return even_blocks(c.count * uint64_t(c.nranks), c.elem_size, c.nranks);
+}
+
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  Builder b = make_builder(ctx, "bucket_distributed_combine");
+  Blocks blocks = reduce_blocks(c);
+  auto base = ring_reduce_scatter_in_scratch(b, blocks, p);
+  for (int r = 0; r < p; ++r)
+    if (b.wants(r) && blocks.len[size_t(r)])
+      b.copy(r, {Buf::out, 0, blocks.len[size_t(r)]},
+             {Buf::tmp, base[size_t(r)] + blocks.off[size_t(r)], blocks.len[size_t(r)]});
+  return b.finish();
+}
+
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
+  Blocks blocks = reduce_blocks(ctx.coll);
+  if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
+  double bl = double(blocks.len[0]);
+  return double(ctx.coll.nranks - 1) * Terms{1, bl, bl};
+}
+}  // namespace
+
+Algorithm bucket_distributed_combine_algorithm() {
+  Algorithm a;
+  a.name = "bucket_distributed_combine";
+  a.ops = {CollOp::reduce_scatter_block, CollOp::reduce_scatter};
+  a.description = "ring reduce-scatter: pass partial blocks to the right, combining on the way (InterCom)";
+  a.steps = "p-1";
+  a.bytes = "(p-1)/p n sent and received per rank";
+  a.cost = "(p-1) alpha + (p-1)/p n beta + (p-1)/p n gamma";
+  a.source = "InterCom §4.2";
+  a.generate = generate;
+  a.closed_form = closed;
+  return a;
+}
+}  // namespace hetcoll

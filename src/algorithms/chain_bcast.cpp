@@ -1,0 +1,90 @@
+// chain_bcast — pipelined broadcast along a chain.
+//
+// The vector is cut into k segments of about s bytes; rank v (relative to
+// the root) receives segment i from v-1 and forwards it to v+1 while it
+// receives segment i+1. With s chosen by the model the time approaches
+// m·β + (p-2+k)·α-ish costs: the bandwidth term no longer grows with p.
+// Steps: p-2+k segment steps; (p-1)k messages of s bytes.
+// Parameters: seg (segment bytes); by default the model chooses s to minimise
+// (k-1)·g(s) + (p-1)·c(s) (common.hpp: best_segment).
+// Source: pipelined broadcast (InterCom §8, van de Geijn & Watts; MPICH,
+// Open MPI "pipeline").
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+
+namespace hetcoll {
+namespace {
+uint64_t segment(const GenContext& ctx) {
+  const uint64_t m = vector_bytes(ctx.coll);
+  uint64_t s = ctx.params.count("seg")
+                   ? param_bytes(ctx, "chain_bcast", "seg", m)
+                   : best_segment(ctx.model, m, ctx.coll.elem_size, ctx.coll.nranks - 1, false);
+  s = std::max<uint64_t>(ctx.coll.elem_size, s / ctx.coll.elem_size * ctx.coll.elem_size);
+  return std::min(s, std::max<uint64_t>(m, ctx.coll.elem_size));
+}
+
+Blocks segments(const GenContext& ctx, uint64_t s) {
+  const uint64_t m = vector_bytes(ctx.coll);
+  int k = int(std::max<uint64_t>(1, (m + s - 1) / s));
+  return even_blocks(ctx.coll.count, ctx.coll.elem_size, k);
+}
+
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  uint64_t s = segment(ctx);
+  Blocks seg = segments(ctx, s);
+  Builder b = make_builder(ctx, cat("chain_bcast[seg=", s, "]"));
+  for (int r = 0; r < p; ++r) {
+    if (!b.wants(r)) continue;
+    int v = (r - c.root + p) % p;
+    int prev = (r - 1 + p) % p, next = (r + 1) % p;
+    for (int i = 0; i < seg.size(); ++i) {
+      Slice piece{Buf::out, seg.off[size_t(i)], seg.len[size_t(i)]};
+      if (piece.len == 0) continue;
+      if (v > 0) b.recv(r, prev, piece);
+      if (v < p - 1) b.send(r, next, piece);
+    }
+  }
+  return b.finish();
+}
+
+// Segment i reaches rank v at T(v,i) = max(S(v-1,i), T(v,i-1)) + c_i where
+// rank v-1 sends it at S(v-1,i) = max(T(v-1,i), S(v-1,i-1) + c_{i-1}).
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams& h) {
+  const int p = ctx.coll.nranks;
+  Blocks seg = segments(ctx, segment(ctx));
+  const int k = seg.size();
+  std::vector<Terms> have(static_cast<size_t>(k)), prev_have(static_cast<size_t>(k));  // T(v-1, i), T(v, i)
+  Terms last;
+  for (int v = 1; v < p; ++v) {
+    Terms send_free, recv_free;
+    for (int i = 0; i < k; ++i) {
+      Terms c = message_terms(seg.len[size_t(i)]);
+      Terms start = costlier(h, prev_have[size_t(i)], send_free);
+      have[size_t(i)] = costlier(h, start, recv_free) + c;
+      send_free = start + c;
+      recv_free = have[size_t(i)];
+      last = costlier(h, last, have[size_t(i)]);
+    }
+    std::swap(have, prev_have);
+  }
+  return last;
+}
+}  // namespace
+
+Algorithm chain_bcast_algorithm() {
+  Algorithm a;
+  a.name = "chain_bcast";
+  a.ops = {CollOp::bcast};
+  a.description = "pipelined chain: segments flow rank to rank; segment size chosen by the model";
+  a.steps = "p-2+k segment steps (k segments)";
+  a.bytes = "m/k per message, (p-1)k messages";
+  a.cost = "(p-2+k)(alpha + (m/k) beta)";
+  a.source = "pipelined broadcast (InterCom §8; MPICH/Open MPI pipeline)";
+  a.params = {"seg"};
+  a.generate = generate;
+  a.closed_form = closed;
+  return a;
+}
+}  // namespace hetcoll

@@ -1,0 +1,58 @@
+// Helpers shared by the generators: builders, sizes, the reduction along a
+// tree that several collectives use, pipelining segment sizes, cost terms.
+#pragma once
+#include <string>
+
+#include "algorithms/group.hpp"
+#include "algorithms/registry.hpp"
+#include "algorithms/tree.hpp"
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+inline uint64_t vector_bytes(const Collective& c) { return c.count * c.elem_size; }
+int ceil_log2(uint64_t n);       // ⌈log2 n⌉, 0 for n ≤ 1
+int floor_pow2(int n);           // largest power of two ≤ n (n ≥ 1)
+
+// Non-power-of-two groups for recursive doubling and halving: the first
+// `core` = 2^⌊log2 p⌋ ranks do the work; each of the `extra` = p - core other
+// ranks is paired with core rank v - core and joins through it.
+struct Fold {
+  int p, core, extra;
+  explicit Fold(int n) : p(n), core(floor_pow2(n)), extra(n - floor_pow2(n)) {}
+  bool is_extra(int v) const { return v >= core; }
+  int partner(int v) const { return v >= core ? v - core : (v < extra ? v + core : -1); }
+};
+
+// A builder named `name` that honours the context's only_rank.
+Builder make_builder(const GenContext& ctx, const std::string& name, bool infer_deps = true);
+
+// Combine everybody's `in` (bytes long) towards `root` along `tree`: the
+// root combines into `root_work` (by default its `out`); interior ranks into
+// `out` when they have one (allreduce) or into fresh scratch (reduce);
+// leaves send `in` as it is. Returns the slice each rank combined into.
+std::vector<Slice> reduce_along_tree(Builder& b, const Tree& tree, int root, uint64_t bytes, bool interior_in_out,
+                                     const Slice* root_work = nullptr);
+
+// alltoall(v): rank r's block for rank j in `in`, and from rank i in `out`.
+Slice a2a_send_block(const Collective& c, int r, int j);
+Slice a2a_recv_block(const Collective& c, int r, int i);
+
+// Ring reduce-scatter of `blocks` of everybody's `in`, in a scratch copy
+// (bucket_distributed_combine.cpp); returns each rank's scratch base: block i
+// of rank r's partial vector is at tmp[base[r] + off(i)], and block r is
+// fully combined at the end.
+std::vector<uint64_t> ring_reduce_scatter_in_scratch(Builder& b, const Blocks& blocks, int p);
+
+// Pipelining: the segment size (whole elements) minimising the predicted
+// time of a chain of `hops` hops moving `bytes` in segments of s bytes,
+// (k-1)·g(s) + hops·c(s) with k = ⌈bytes/s⌉, g the sender's busy time and c
+// the time until the data is usable (plus the reduction when `combine`).
+uint64_t best_segment(const MachineModel& m, uint64_t bytes, uint32_t elem, int hops, bool combine);
+
+// One message of `bytes` on the Hockney model: α + bytes·β.
+inline Terms message_terms(uint64_t bytes) { return {1.0, double(bytes), 0.0}; }
+// The larger of two costs at the model's parameters (critical path choice).
+Terms costlier(const HockneyParams& h, const Terms& a, const Terms& b);
+
+}  // namespace hetcoll

@@ -1,0 +1,35 @@
+// kary_reduce — combine-to-one along a k-ary tree reversed.
+//
+// Steps: k per level, ⌈log_k((k-1)p+1)⌉-1 levels; p-1 messages of m bytes.
+// Parameters: k (default 2). Source: MPICH/Open MPI binary/k-ary reduce.
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  int k = param_int(ctx, "kary_reduce", "k", 2, 1);
+  Builder b = make_builder(ctx, cat("kary_reduce[k=", k, "]"));
+  reduce_along_tree(b, kary_tree(ctx.coll.nranks, k), ctx.coll.root, vector_bytes(ctx.coll), false);
+  return b.finish();
+}
+std::vector<std::string> variants(const Collective&, const MachineModel&) {
+  return {"kary_reduce[k=2]", "kary_reduce[k=3]", "kary_reduce[k=4]"};
+}
+}  // namespace
+
+Algorithm kary_reduce_algorithm() {
+  Algorithm a;
+  a.name = "kary_reduce";
+  a.ops = {CollOp::reduce};
+  a.description = "k-ary tree reversed";
+  a.steps = "k per level";
+  a.bytes = "m per message, p-1 messages";
+  a.cost = "k depth (alpha + m beta + m gamma)";
+  a.source = "k-ary trees (MPICH, Open MPI)";
+  a.params = {"k"};
+  a.generate = generate;
+  a.variants = variants;
+  return a;
+}
+}  // namespace hetcoll

@@ -1,0 +1,41 @@
+// knomial_bcast — broadcast along a k-nomial tree.
+//
+// Rounds i = ⌈log_k p⌉-1 .. 0: every rank that holds the data sends it to
+// the k-1 ranks at distance j·k^i (relative to the root). Fewer rounds than
+// the binomial tree (k = 2) at the price of k-1 sends per round.
+// Steps: ⌈log_k p⌉ rounds of up to k-1 messages; p-1 messages of m bytes.
+// Parameters: k (radix, default 4). Source: the k-nomial trees of MPICH and
+// UCC (generalising the binomial tree of Bruck et al. §2.1).
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+#include "algorithms/primitives.hpp"
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  int k = param_int(ctx, "knomial_bcast", "k", 4, 2);
+  Builder b = make_builder(ctx, cat("knomial_bcast[k=", k, "]"));
+  tree_bcast(b, Group::all(ctx.coll.nranks), knomial_tree(ctx.coll.nranks, k), ctx.coll.root,
+             {Buf::out, 0, vector_bytes(ctx.coll)});
+  return b.finish();
+}
+std::vector<std::string> variants(const Collective&, const MachineModel&) {
+  return {"knomial_bcast[k=3]", "knomial_bcast[k=4]", "knomial_bcast[k=8]"};
+}
+}  // namespace
+
+Algorithm knomial_bcast_algorithm() {
+  Algorithm a;
+  a.name = "knomial_bcast";
+  a.ops = {CollOp::bcast};
+  a.description = "k-nomial tree: each holder sends to k-1 ranks per round";
+  a.steps = "ceil(log_k p) rounds, up to (k-1) ceil(log_k p) sends at the root";
+  a.bytes = "m per message, p-1 messages";
+  a.cost = "(k-1) ceil(log_k p)(alpha + m beta) along the root's path";
+  a.source = "MPICH/UCC k-nomial tree (binomial generalised)";
+  a.params = {"k"};
+  a.generate = generate;
+  a.variants = variants;
+  return a;
+}
+}  // namespace hetcoll

@@ -1,0 +1,36 @@
+// knomial_reduce — combine-to-one along a k-nomial tree reversed.
+//
+// Each rank combines up to (k-1)·rounds children, then sends to its parent.
+// Steps: ⌈log_k p⌉ rounds; p-1 messages of m bytes. Parameters: k (default 4).
+// Source: MPICH/UCC k-nomial reduce.
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  int k = param_int(ctx, "knomial_reduce", "k", 4, 2);
+  Builder b = make_builder(ctx, cat("knomial_reduce[k=", k, "]"));
+  reduce_along_tree(b, knomial_tree(ctx.coll.nranks, k), ctx.coll.root, vector_bytes(ctx.coll), false);
+  return b.finish();
+}
+std::vector<std::string> variants(const Collective&, const MachineModel&) {
+  return {"knomial_reduce[k=3]", "knomial_reduce[k=4]", "knomial_reduce[k=8]"};
+}
+}  // namespace
+
+Algorithm knomial_reduce_algorithm() {
+  Algorithm a;
+  a.name = "knomial_reduce";
+  a.ops = {CollOp::reduce};
+  a.description = "k-nomial tree reversed";
+  a.steps = "ceil(log_k p) rounds";
+  a.bytes = "m per message, p-1 messages";
+  a.cost = "(k-1) ceil(log_k p)(alpha + m beta + m gamma) along the root's path";
+  a.source = "MPICH/UCC k-nomial reduce";
+  a.params = {"k"};
+  a.generate = generate;
+  a.variants = variants;
+  return a;
+}
+}  // namespace hetcoll

@@ -1,0 +1,94 @@
+// recursive_doubling_allgather — allgather and allgatherv by recursive
+// doubling: in step k every rank exchanges everything it has with the rank
+// whose number differs in bit k, so the data held doubles each step.
+//
+// Non-powers of two: the p - 2^⌊log2 p⌋ extra ranks first hand their block
+// to a partner among the first 2^⌊log2 p⌋ and receive the result at the end.
+// The doubling works on "virtual ranks" (a core rank with its extra's block)
+// laid out contiguously in scratch, then unpacked into `out`; with a power of
+// two and blocks in rank order it works in `out` directly.
+// Steps: log2 p (+2 with extra ranks). Cost (p = 2^k, equal blocks of b
+// bytes): log2 p·α + (p-1)bβ. Source: Thakur, Rabenseifner & Gropp 2005;
+// MPICH.
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  Builder b = make_builder(ctx, "recursive_doubling_allgather");
+  Blocks blocks = coll_blocks(c);
+  Fold f(p);
+  // Virtual rank v owns block v and, if it has an extra partner, block v+core.
+  std::vector<uint64_t> voff(static_cast<size_t>(f.core) + 1, 0), own_off(static_cast<size_t>(p), 0);
+  for (int v = 0; v < f.core; ++v) {
+    own_off[size_t(v)] = voff[size_t(v)];
+    uint64_t len = blocks.len[size_t(v)];
+    if (v < f.extra) {
+      own_off[size_t(v + f.core)] = voff[size_t(v)] + len;
+      len += blocks.len[size_t(v + f.core)];
+    }
+    voff[size_t(v) + 1] = voff[size_t(v)] + len;
+  }
+  const uint64_t total = voff[size_t(f.core)];
+  const bool direct = f.extra == 0 && contiguous(blocks);
+  std::vector<uint64_t> base(static_cast<size_t>(p), 0);
+  for (int r = 0; r < p; ++r)
+    if (!direct && b.wants(r) && total) base[size_t(r)] = b.alloc_tmp(r, total);
+  auto work = [&](int r, uint64_t off, uint64_t len) {
+    return direct ? Slice{Buf::out, off, len} : Slice{Buf::tmp, base[size_t(r)] + off, len};
+  };
+  auto vrange = [&](int r, int a, int e) { return work(r, voff[size_t(a)], voff[size_t(e)] - voff[size_t(a)]); };
+  auto block_at = [&](int r, int i) { return work(r, own_off[size_t(i)], blocks.len[size_t(i)]); };
+
+  for (int r = 0; r < p; ++r) {
+    if (!b.wants(r)) continue;
+    const Slice in{Buf::in, 0, blocks.len[size_t(r)]};
+    if (f.is_extra(r)) {
+      int core = f.partner(r);
+      if (in.len) b.send(r, core, in);
+      if (total) b.recv(r, core, work(r, 0, total));
+    } else {
+      if (in.len) b.copy(r, block_at(r, r), in);
+      int ex = f.partner(r);
+      if (ex >= 0 && blocks.len[size_t(ex)]) b.recv(r, ex, block_at(r, ex));
+      for (int d = 1; d < f.core; d *= 2) {
+        int q = r ^ d, mine = r & ~(d - 1), theirs = q & ~(d - 1);
+        Slice out_s = vrange(r, mine, mine + d), in_s = vrange(r, theirs, theirs + d);
+        if (out_s.len) b.send(r, q, out_s);
+        if (in_s.len) b.recv(r, q, in_s);
+      }
+      if (ex >= 0 && total) b.send(r, ex, work(r, 0, total));
+    }
+    if (!direct)
+      for (int i = 0; i < p; ++i)
+        if (blocks.len[size_t(i)])
+          b.copy(r, {Buf::out, blocks.off[size_t(i)], blocks.len[size_t(i)]}, block_at(r, i));
+  }
+  return b.finish();
+}
+
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
+  Blocks blocks = coll_blocks(ctx.coll);
+  const int p = ctx.coll.nranks;
+  if (Fold(p).extra || !blocks.equal_sizes() || !contiguous(blocks) || blocks.len[0] == 0) return std::nullopt;
+  return Terms{double(ceil_log2(uint64_t(p))), double(uint64_t(p - 1) * blocks.len[0]), 0};
+}
+}  // namespace
+
+Algorithm recursive_doubling_allgather_algorithm() {
+  Algorithm a;
+  a.name = "recursive_doubling_allgather";
+  a.ops = {CollOp::allgather, CollOp::allgatherv};
+  a.description = "exchange everything with the partner differing in bit k; extra ranks fold in";
+  a.steps = "log2 p (+2 for non-powers of two)";
+  a.bytes = "(p-1)/p n received per rank";
+  a.cost = "log2 p alpha + (p-1)/p n beta";
+  a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
+  a.generate = generate;
+  a.closed_form = closed;
+  return a;
+}
+}  // namespace hetcoll

@@ -1,0 +1,59 @@
+// recursive_doubling_scan — scan and exscan by recursive doubling (Hillis &
+// Steele): in round k rank i sends its partial combination of ranks
+// i-2^k+1..i to i+2^k and combines the one from i-2^k. For exscan a second
+// value accumulates only what came from the left.
+// Steps: ⌈log2 p⌉; up to p⌈log2 p⌉ messages of m bytes.
+// Cost: ⌈log2 p⌉(α + mβ + mγ) (+ mγ for exscan's second combine).
+// Source: Hillis & Steele 1986; MPICH scan.
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  const uint64_t m = vector_bytes(c);
+  const bool inclusive = c.op == CollOp::scan;
+  Builder b = make_builder(ctx, "recursive_doubling_scan");
+  const Slice in{Buf::in, 0, m}, out{Buf::out, 0, m};
+  for (int r = 0; r < p; ++r) {
+    if (!b.wants(r)) continue;
+    // acc: combination of ranks r-2^k+1..r (inclusive partial); for scan it
+    // is `out` itself.
+    Slice acc = inclusive ? out : Slice{Buf::tmp, b.alloc_tmp(r, m), m};
+    b.copy(r, acc, in);
+    const uint64_t slots = b.alloc_tmp(r, 2 * m);
+    bool have_left = false;
+    int round = 0;
+    for (int d = 1; d < p; d *= 2, ++round) {
+      if (r + d < p) b.send(r, r + d, acc);
+      if (r - d >= 0) {
+        Slice got{Buf::tmp, slots + uint64_t(round % 2) * m, m};
+        b.recv(r, r - d, got);
+        if (!inclusive) {
+          if (have_left) b.reduce(r, out, got);
+          else b.copy(r, out, got);
+          have_left = true;
+        }
+        b.reduce(r, acc, got);
+      }
+    }
+  }
+  return b.finish();
+}
+}  // namespace
+
+Algorithm recursive_doubling_scan_algorithm() {
+  Algorithm a;
+  a.name = "recursive_doubling_scan";
+  a.ops = {CollOp::scan, CollOp::exscan};
+  a.description = "Hillis-Steele: round k combines the partial from rank i - 2^k";
+  a.steps = "ceil(log2 p)";
+  a.bytes = "m per message, about p log2 p messages";
+  a.cost = "ceil(log2 p)(alpha + m beta + m gamma)";
+  a.source = "Hillis & Steele 1986; MPICH";
+  a.generate = generate;
+  return a;
+}
+}  // namespace hetcoll

@@ -1,0 +1,107 @@
+// recursive_halving_reduce_scatter — reduce_scatter_block and reduce_scatter
+// by recursive halving: in step k every rank sends the half of its current
+// range that its partner (rank differing in bit k, highest bit first) keeps,
+// receives the other half and combines it, so the range halves each step.
+//
+// Non-powers of two: extra ranks first send their whole vector to a core
+// partner, which combines it; a core rank then works for "virtual rank" v
+// owning blocks v and v+core (laid out contiguously in scratch) and finally
+// passes block v+core to its extra partner.
+// Steps: log2 p (+2). Cost (p = 2^k, equal blocks of b): log2 p·α +
+// (p-1)b(β + γ). Source: Thakur, Rabenseifner & Gropp 2005.
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+
+namespace hetcoll {
+namespace {
+Blocks reduce_blocks(const Collective& c) {
+  if (c.op == CollOp::reduce_scatter) return blocks_of(c.counts, c.elem_size);
+  return even_blocks(c.count * uint64_t(c.nranks), c.elem_size, c.nranks);
+}
+
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  Builder b = make_builder(ctx, "recursive_halving_reduce_scatter");
+  Blocks blocks = reduce_blocks(c);
+  Fold f(p);
+  // Virtual layout: v's blocks (v, then v+core) contiguous, v ascending.
+  std::vector<uint64_t> voff(static_cast<size_t>(f.core) + 1, 0), at(static_cast<size_t>(p), 0);
+  for (int v = 0; v < f.core; ++v) {
+    at[size_t(v)] = voff[size_t(v)];
+    uint64_t len = blocks.len[size_t(v)];
+    if (v < f.extra) {
+      at[size_t(v + f.core)] = voff[size_t(v)] + len;
+      len += blocks.len[size_t(v + f.core)];
+    }
+    voff[size_t(v) + 1] = voff[size_t(v)] + len;
+  }
+  const uint64_t total = voff[size_t(f.core)];
+  for (int r = 0; r < p; ++r) {
+    if (!b.wants(r) || total == 0) continue;
+    if (f.is_extra(r)) {
+      int core = f.partner(r);
+      b.send(r, core, {Buf::in, 0, total});
+      if (blocks.len[size_t(r)]) b.recv(r, core, {Buf::out, 0, blocks.len[size_t(r)]});
+      continue;
+    }
+    const uint64_t base = b.alloc_tmp(r, total);
+    auto vrange = [&](int a, int e) { return Slice{Buf::tmp, base + voff[size_t(a)], voff[size_t(e)] - voff[size_t(a)]}; };
+    // Scratch copy of `in` in virtual order (one copy when that is rank order).
+    if (f.extra == 0) {
+      b.copy(r, {Buf::tmp, base, total}, {Buf::in, 0, total});
+    } else {
+      for (int i = 0; i < p; ++i)
+        if (blocks.len[size_t(i)])
+          b.copy(r, {Buf::tmp, base + at[size_t(i)], blocks.len[size_t(i)]}, {Buf::in, blocks.off[size_t(i)], blocks.len[size_t(i)]});
+    }
+    uint64_t slot = b.alloc_tmp(r, total);
+    int ex = f.partner(r);
+    if (ex >= 0) {  // the extra's whole vector, in rank order, combined block by block
+      b.recv(r, ex, {Buf::tmp, slot, total});
+      for (int i = 0; i < p; ++i)
+        if (blocks.len[size_t(i)])
+          b.reduce(r, {Buf::tmp, base + at[size_t(i)], blocks.len[size_t(i)]}, {Buf::tmp, slot + blocks.off[size_t(i)], blocks.len[size_t(i)]});
+    }
+    int lo = 0, hi = f.core;
+    for (int d = f.core / 2; d >= 1; d /= 2) {
+      int q = r ^ d, mid = lo + d;
+      bool lower = (r & d) == 0;
+      Slice give = lower ? vrange(mid, hi) : vrange(lo, mid), keep = lower ? vrange(lo, mid) : vrange(mid, hi);
+      if (give.len) b.send(r, q, give);
+      if (keep.len) {
+        Slice got{Buf::tmp, slot, keep.len};
+        b.recv(r, q, got);
+        b.reduce(r, keep, got);
+      }
+      if (lower) hi = mid; else lo = mid;
+    }
+    if (blocks.len[size_t(r)]) b.copy(r, {Buf::out, 0, blocks.len[size_t(r)]}, {Buf::tmp, base + at[size_t(r)], blocks.len[size_t(r)]});
+    if (ex >= 0 && blocks.len[size_t(ex)]) b.send(r, ex, {Buf::tmp, base + at[size_t(ex)], blocks.len[size_t(ex)]});
+  }
+  return b.finish();
+}
+
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
+  Blocks blocks = reduce_blocks(ctx.coll);
+  const int p = ctx.coll.nranks;
+  if (Fold(p).extra || !blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
+  double moved = double(uint64_t(p - 1) * blocks.len[0]);
+  return Terms{double(ceil_log2(uint64_t(p))), moved, moved};
+}
+}  // namespace
+
+Algorithm recursive_halving_reduce_scatter_algorithm() {
+  Algorithm a;
+  a.name = "recursive_halving_reduce_scatter";
+  a.ops = {CollOp::reduce_scatter_block, CollOp::reduce_scatter};
+  a.description = "recursive halving: send the partner's half, combine the half received; extra ranks fold in";
+  a.steps = "log2 p (+2 for non-powers of two)";
+  a.bytes = "(p-1)/p n per rank";
+  a.cost = "log2 p alpha + (p-1)/p n (beta + gamma)";
+  a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
+  a.generate = generate;
+  a.closed_form = closed;
+  return a;
+}
+}  // namespace hetcoll

@@ -1,0 +1,61 @@
+// reduce_then_scatter — InterCom's short-vector distributed combine (§5.1):
+// combine-to-one at rank 0 (binomial), then MST scatter of the result; for
+// reduce_scatter_block and reduce_scatter.
+//
+// Steps: 2⌈log2 p⌉. Cost (equal blocks, n = p·b bytes):
+// 2⌈log2 p⌉α + ((p-1)/p + ⌈log2 p⌉)·nβ + ⌈log2 p⌉·nγ.
+#include "algorithms/all.hpp"
+#include "algorithms/broadcast_trees.hpp"
+#include "algorithms/common.hpp"
+#include "algorithms/primitives.hpp"
+
+namespace hetcoll {
+namespace {
+Blocks reduce_blocks(const Collective& c) {
+  if (c.op == CollOp::reduce_scatter) return blocks_of(c.counts, c.elem_size);
+  return even_blocks(c.count * uint64_t(c.nranks), c.elem_size, c.nranks);
+}
+
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  Builder b = make_builder(ctx, "reduce_then_scatter");
+  Blocks blocks = reduce_blocks(c);
+  const uint64_t total = blocks.span(0, p);
+  Slice root_vec{Buf::tmp, b.wants(0) ? b.alloc_tmp(0, total) : 0, total};
+  reduce_along_tree(b, binomial_tree(p), 0, total, false, &root_vec);
+  Group g = Group::all(p);
+  auto own = [&](int m) { return Slice{Buf::out, 0, blocks.len[size_t(m)]}; };
+  Place place = mst_staging(
+      b, g, 0, blocks, [&](int x, int y) { return root_vec.sub(blocks.off[size_t(x)], blocks.span(x, y)); }, own);
+  mst_scatter(b, g, 0, place);
+  for (int m = 0; m < p; ++m) {
+    Slice held = place(m, m, m + 1);
+    if (b.wants(m) && held.len && held.buf != Buf::out) b.copy(m, own(m), held);
+  }
+  return b.finish();
+}
+
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
+  Blocks blocks = reduce_blocks(ctx.coll);
+  if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
+  const int p = ctx.coll.nranks;
+  const double L = ceil_log2(uint64_t(p)), n = double(blocks.span(0, p));
+  return Terms{2 * L, n * (p - 1) / p + L * n, L * n};
+}
+}  // namespace
+
+Algorithm reduce_then_scatter_algorithm() {
+  Algorithm a;
+  a.name = "reduce_then_scatter";
+  a.ops = {CollOp::reduce_scatter_block, CollOp::reduce_scatter};
+  a.description = "binomial combine-to-one, then MST scatter (InterCom's short-vector distributed combine)";
+  a.steps = "2 ceil(log2 p)";
+  a.bytes = "n per combine message, (p-1)/p n out of rank 0";
+  a.cost = "2 ceil(log2 p) alpha + ((p-1)/p + ceil(log2 p)) n beta + ceil(log2 p) n gamma";
+  a.source = "InterCom §5.1";
+  a.generate = generate;
+  a.closed_form = closed;
+  return a;
+}
+}  // namespace hetcoll

@@ -1,0 +1,52 @@
+// spread_alltoall — alltoall and alltoallv with every send and receive
+// posted at once (MPICH's "isend/irecv" algorithm), destinations spread as
+// r+1, r+2, ... so that no rank is everybody's first target.
+//
+// Steps: 1 (p-1 messages each way per rank, as fast as the ports allow).
+// Cost (equal blocks of b bytes, one port): (p-1)(α + bβ).
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  Builder b = make_builder(ctx, "spread_alltoall");
+  for (int r = 0; r < p; ++r) {
+    if (!b.wants(r)) continue;
+    for (int s = 1; s < p; ++s) {
+      Slice si = a2a_recv_block(c, r, (r - s + p) % p);
+      if (si.len) b.recv(r, (r - s + p) % p, si);
+    }
+    for (int s = 1; s < p; ++s) {
+      Slice so = a2a_send_block(c, r, (r + s) % p);
+      if (so.len) b.send(r, (r + s) % p, so);
+    }
+    Slice own = a2a_recv_block(c, r, r);
+    if (own.len) b.copy(r, own, a2a_send_block(c, r, r));
+  }
+  return b.finish();
+}
+
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
+  const Collective& c = ctx.coll;
+  if (c.op != CollOp::alltoall || c.count == 0) return std::nullopt;
+  return double(c.nranks - 1) * message_terms(c.count * c.elem_size);
+}
+}  // namespace
+
+Algorithm spread_alltoall_algorithm() {
+  Algorithm a;
+  a.name = "spread_alltoall";
+  a.ops = {CollOp::alltoall, CollOp::alltoallv};
+  a.description = "post all receives and sends at once, destinations r+1, r+2, ...";
+  a.steps = "1 (p-1 messages per rank)";
+  a.bytes = "(p-1)/p n sent and received per rank";
+  a.cost = "(p-1)(alpha + (n/p) beta)";
+  a.source = "MPICH isend/irecv alltoall";
+  a.generate = generate;
+  a.closed_form = closed;
+  return a;
+}
+}  // namespace hetcoll
