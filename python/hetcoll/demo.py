@@ -48,8 +48,8 @@ def run_demo(out: str) -> int:
     print(f"   {'ranks':>6} {'T_lambda(n)':>12}  candidates (predicted steps)")
     for n in (8, 64, 1000, 100000):
         cands = _core.plan(_core.collective("bcast", n, 64), model)
-        row = ", ".join(f"{c['algorithm']} {c['predicted']:g}" for c in cands)
-        print(f"   {n:>6} {_core.postal.T(1.8, n):>12g}  {row}")
+        row = ", ".join(f"{c['algorithm']} {c['predicted']:g}" for c in cands[:3])
+        print(f"   {n:>6} {_core.postal.T(1.8, n):>12g}  {row}, ... ({len(cands)} candidates)")
 
     _step("Global combine for real lambda: delay-receive vs delay-send (§3)",
           "hetcoll plan allreduce --ranks 1000 --model postal:lambda=1.3")
@@ -73,6 +73,27 @@ def run_demo(out: str) -> int:
                           os.path.join(out, "alpha_range_1.95.png"))
     except ValueError as e:
         print(f"   (figure skipped: {e})")
+
+    _step("InterCom's hybrids, Table 2 (p = 30): every mesh and strategy, costed and sorted",
+          "hetcoll plan bcast --ranks 30 --bytes 30k --model hockney:alpha=10us,beta=1ns --explain")
+    from .explain import explain_lines
+
+    hmodel = _core.parse_model("hockney:alpha=10us,beta=1ns")
+    coll = _core.collective("bcast", 30, 30720)
+    cands = _core.plan(coll, hmodel, True)
+    lines = explain_lines(cands, hmodel, 30720)
+    for line in lines[:12]:
+        print("   " + line)
+    print(f"   ... {len(cands) - 10} more rows; e.g. 2x3x5:SSMCC = 9α + 2.167nβ here, 9α + (160/30)nβ in the paper,")
+    print("   whose β terms include its linear array's link conflicts (docs/algorithms.md, tests/algorithms/test_intercom.cpp)")
+
+    _step("From latency- to bandwidth-optimal as the message grows (48 ranks, 2 us, 10 GB/s)",
+          "hetcoll crossovers --model hockney:alpha=2us,beta=0.1ns,gamma=0.05ns --ranks 48")
+    from .crossovers import crossover_lines, crossovers
+
+    ref = _core.parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns")
+    for line in crossover_lines([(op, crossovers(op, 48, ref)) for op in ("bcast", "reduce", "allreduce", "alltoall")], ref):
+        print("   " + line)
 
     _step("Heterogeneous nodes (Banikazemi et al.): the same tree on fast and slow nodes",
           "hetcoll plan bcast --ranks 4 --bytes 1k --model hetero:nodes=FFSS --algorithm binomial_tree")

@@ -9,6 +9,7 @@
 // Steps: n-1 messages of m bytes.
 // Parameters: alpha=A fixes α for all n (the paper's experiments, Figs. 10-13).
 #include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
 #include "algorithms/broadcast_trees.hpp"
 #include "algorithms/primitives.hpp"
 #include "algorithms/registry.hpp"
@@ -40,11 +41,12 @@ Schedule generate_alpha_partition(const GenContext& ctx) {
   } else {
     tree = binomial_tree(n);
   }
-  Builder b(ctx.coll, name, false);
-  b.only_rank(ctx.only_rank);
+  Builder b = make_builder(ctx, name, false);
   tree_bcast(b, Group::all(n), tree, ctx.coll.root, {Buf::out, 0, m});
   return b.finish();
 }
+// With λ = 1 the look-up table gives α = 1/2: the binomial tree.
+bool distinct(const Collective& c, const MachineModel& m) { return m.postal_lambda(c.count * c.elem_size) > 1.0 + 1e-9; }
 }  // namespace
 
 Algorithm alpha_partition_algorithm() {
@@ -58,6 +60,7 @@ Algorithm alpha_partition_algorithm() {
   a.source = "Bruck et al. 1996 §2.4-2.5, Figs. 6-9";
   a.params = {"alpha"};
   a.generate = generate_alpha_partition;
+  a.distinct = distinct;
   return a;
 }
 

@@ -48,7 +48,7 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   Blocks blocks = coll_blocks(ctx.coll);
   if (!blocks.equal_sizes() || !contiguous(blocks)) return std::nullopt;
   int p = ctx.coll.nranks;
-  return Terms{double(ceil_log2(uint64_t(p))), double(uint64_t(p - 1) * blocks.len[0]), 0};
+  return Terms{double(ceil_log2(uint64_t(p))), double(uint64_t(p - 1) * blocks.len[0]), 0, uint64_t(p - 1)};
 }
 }  // namespace
 

@@ -7,6 +7,7 @@
 //        n = 8 it finishes at 6 where the λ-tree needs 5 (Figs. 1b, 2).
 // Same tree as α-partition with α = 0.5 and as InterCom's MST broadcast.
 #include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
 #include "algorithms/broadcast_trees.hpp"
 #include "algorithms/primitives.hpp"
 #include "algorithms/registry.hpp"
@@ -19,8 +20,7 @@ Tree binomial_tree(int n) {
 
 namespace {
 Schedule generate_binomial(const GenContext& ctx) {
-  Builder b(ctx.coll, "binomial_tree", false);
-  b.only_rank(ctx.only_rank);
+  Builder b = make_builder(ctx, "binomial_tree", false);
   tree_bcast(b, Group::all(ctx.coll.nranks), binomial_tree(ctx.coll.nranks), ctx.coll.root,
              {Buf::out, 0, ctx.coll.count * ctx.coll.elem_size});
   return b.finish();

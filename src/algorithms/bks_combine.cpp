@@ -19,6 +19,7 @@
 #include <cmath>
 
 #include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
 #include "algorithms/postal_math.hpp"
 #include "algorithms/registry.hpp"
 #include "schedule/builder.hpp"
@@ -40,8 +41,7 @@ Schedule bks_schedule(const GenContext& ctx, const std::string& name, int L) {
   const Collective& c = ctx.coll;
   const int n = c.nranks;
   const uint64_t m = c.count * c.elem_size;
-  Builder b(c, name);
-  b.only_rank(ctx.only_rank);
+  Builder b = make_builder(ctx, name);
   const Slice in{Buf::in, 0, m}, T{Buf::out, 0, m};
   if (n == 1) {
     b.copy(0, T, in);
@@ -112,6 +112,12 @@ Schedule generate_receive(const GenContext& ctx) {
 }
 Schedule generate_send(const GenContext& ctx) { return generate_variant(ctx, Variant::DelaySend, "bks_delay_send"); }
 
+// For an integer λ both variants are the automatic one.
+bool fractional_lambda(const Collective& c, const MachineModel& m) {
+  double lam = m.postal_lambda(c.count * c.elem_size);
+  return std::fabs(lam - std::round(lam)) > postal::kEps;
+}
+
 Algorithm bks_base(const char* name, const char* what, Generator g) {
   Algorithm a;
   a.name = name;
@@ -135,12 +141,16 @@ Algorithm bks_combine_algorithm() {
                   generate_auto);
 }
 Algorithm bks_delay_receive_algorithm() {
-  return bks_base("bks_delay_receive", "postal global combine scheduled for L = ceil(lambda) (receives idle)",
+  Algorithm a = bks_base("bks_delay_receive", "postal global combine scheduled for L = ceil(lambda) (receives idle)",
                   generate_receive);
+  a.distinct = fractional_lambda;
+  return a;
 }
 Algorithm bks_delay_send_algorithm() {
-  return bks_base("bks_delay_send", "postal global combine scheduled for L = floor(lambda) (sends idle)",
+  Algorithm a = bks_base("bks_delay_send", "postal global combine scheduled for L = floor(lambda) (sends idle)",
                   generate_send);
+  a.distinct = fractional_lambda;
+  return a;
 }
 
 }  // namespace hetcoll

@@ -38,12 +38,32 @@ Schedule generate(const GenContext& ctx) {
         if (q.len) b.recv(r, from, q);
       }
     }
-    for (int i = 0; i < p; ++i) {
-      int blk = (r + i) % p;
-      if (blocks.len[size_t(blk)]) b.copy(r, {Buf::out, blocks.off[size_t(blk)], blocks.len[size_t(blk)]}, range(i, i + 1));
+    if (contiguous(blocks)) {  // blocks r..p-1, then 0..r-1: two copies
+      b.copy(r, {Buf::out, blocks.off[size_t(r)], blocks.span(r, p)}, range(0, p - r));
+      if (r > 0) b.copy(r, {Buf::out, 0, blocks.span(0, r)}, range(p - r, p));
+    } else {
+      for (int i = 0; i < p; ++i) {
+        int blk = (r + i) % p;
+        if (blocks.len[size_t(blk)]) b.copy(r, {Buf::out, blocks.off[size_t(blk)], blocks.len[size_t(blk)]}, range(i, i + 1));
+      }
     }
   }
   return b.finish();
+}
+
+// Round s sends k-1 messages of min(d, p - j·d) blocks one after another;
+// every rank does the same, so rounds take the sum of their messages.
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
+  Blocks blocks = coll_blocks(ctx.coll);
+  if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
+  const int p = ctx.coll.nranks, k = param_int(ctx, "bruck_allgather", "k", 2, 2);
+  Terms t;
+  for (int64_t d = 1; d < p; d *= k)
+    for (int64_t j = 1; j < k && j * d < p; ++j) {
+      t += message_terms(uint64_t(std::min<int64_t>(d, p - j * d)) * blocks.len[0]);
+      t.messages += uint64_t(p);
+    }
+  return t;
 }
 
 std::vector<std::string> variants(const Collective&, const MachineModel&) {
@@ -62,6 +82,7 @@ Algorithm bruck_allgather_algorithm() {
   a.source = "Bruck, Ho, Kipnis, Upfal, Weathersby 1997";
   a.params = {"k"};
   a.generate = generate;
+  a.closed_form = closed;
   a.variants = variants;
   return a;
 }

@@ -60,6 +60,26 @@ Schedule generate(const GenContext& ctx) {
   return b.finish();
 }
 
+// Round s sends, for each digit value j, the positions with digit j, one
+// message after another; all ranks alike, rounds add up. Copies are free on
+// the Hockney model.
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks, k = param_int(ctx, "bruck_alltoall", "k", 2, 2);
+  const uint64_t m = c.count * c.elem_size;
+  Terms t;
+  for (int64_t d = 1; d < p; d *= k)
+    for (int j = 1; j < k; ++j) {
+      uint64_t n = 0;
+      for (int i = 0; i < p; ++i) n += digit(i, d, k) == j;
+      if (n) {
+        t += message_terms(n * m);
+        t.messages += uint64_t(p);
+      }
+    }
+  return t;
+}
+
 std::vector<std::string> variants(const Collective&, const MachineModel&) {
   return {"bruck_alltoall[k=2]", "bruck_alltoall[k=4]"};
 }
@@ -76,6 +96,7 @@ Algorithm bruck_alltoall_algorithm() {
   a.source = "Bruck, Ho, Kipnis, Upfal, Weathersby 1997";
   a.params = {"k"};
   a.generate = generate;
+  a.closed_form = closed;
   a.variants = variants;
   return a;
 }

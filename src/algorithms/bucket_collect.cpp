@@ -29,7 +29,9 @@ Schedule generate(const GenContext& ctx) {
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   Blocks blocks = coll_blocks(ctx.coll);
   if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
-  return double(ctx.coll.nranks - 1) * message_terms(blocks.len[0]);
+  Terms t = double(ctx.coll.nranks - 1) * message_terms(blocks.len[0]);
+  t.messages = uint64_t(ctx.coll.nranks) * uint64_t(ctx.coll.nranks - 1);
+  return t;
 }
 }  // namespace
 

@@ -53,7 +53,9 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   Blocks blocks = reduce_blocks(ctx.coll);
   if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
   double bl = double(blocks.len[0]);
-  return double(ctx.coll.nranks - 1) * Terms{1, bl, bl};
+  Terms t = double(ctx.coll.nranks - 1) * Terms{1, bl, bl};
+  t.messages = uint64_t(ctx.coll.nranks) * uint64_t(ctx.coll.nranks - 1);
+  return t;
 }
 }  // namespace
 

@@ -21,6 +21,7 @@ int floor_pow2(int n) {
 Builder make_builder(const GenContext& ctx, const std::string& name, bool infer_deps) {
   Builder b(ctx.coll, name, infer_deps);
   b.only_rank(ctx.only_rank);
+  b.limit(ctx.op_limit);
   return b;
 }
 
@@ -95,6 +96,13 @@ Slice a2a_recv_block(const Collective& c, int r, int i) {
   if (c.op == CollOp::alltoallv)
     return {Buf::out, c.rdispls[uint64_t(r) * p + uint64_t(i)] * e, c.recvcounts[uint64_t(r) * p + uint64_t(i)] * e};
   return {Buf::out, uint64_t(i) * c.count * e, c.count * e};
+}
+
+uint64_t uniform_a2a_block(const Collective& c) {
+  if (c.op == CollOp::alltoall) return c.count * c.elem_size;
+  for (auto x : c.sendcounts)
+    if (x != c.sendcounts[0]) return 0;
+  return c.sendcounts.empty() ? 0 : c.sendcounts[0] * c.elem_size;
 }
 
 Terms costlier(const HockneyParams& h, const Terms& a, const Terms& b) { return h.time(b) > h.time(a) ? b : a; }

@@ -37,6 +37,8 @@ std::vector<Slice> reduce_along_tree(Builder& b, const Tree& tree, int root, uin
 // alltoall(v): rank r's block for rank j in `in`, and from rank i in `out`.
 Slice a2a_send_block(const Collective& c, int r, int j);
 Slice a2a_recv_block(const Collective& c, int r, int i);
+// The block size when every alltoall(v) block has the same size, else 0.
+uint64_t uniform_a2a_block(const Collective& c);
 
 // Ring reduce-scatter of `blocks` of everybody's `in`, in a scratch copy
 // (bucket_distributed_combine.cpp); returns each rank's scratch base: block i

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
 #include "algorithms/broadcast_trees.hpp"
 #include "algorithms/primitives.hpp"
 #include "algorithms/registry.hpp"
@@ -46,12 +47,13 @@ Schedule generate_lambda_tree(const GenContext& ctx) {
   const uint64_t m = ctx.coll.count * ctx.coll.elem_size;
   double lambda = ctx.params.count("lambda") ? param_double(ctx, "lambda_tree", "lambda", 1.0)
                                              : ctx.model.postal_lambda(m);
-  Builder b(ctx.coll, "lambda_tree", false);
-  b.only_rank(ctx.only_rank);
+  Builder b = make_builder(ctx, "lambda_tree", false);
   b.reserve(2 * size_t(ctx.coll.nranks), size_t(ctx.coll.nranks));
   tree_bcast(b, Group::all(ctx.coll.nranks), lambda_tree(ctx.coll.nranks, lambda), ctx.coll.root, {Buf::out, 0, m});
   return b.finish();
 }
+// With λ = 1 the greedy tree is a binomial tree.
+bool distinct(const Collective& c, const MachineModel& m) { return m.postal_lambda(c.count * c.elem_size) > 1.0 + 1e-9; }
 }  // namespace
 
 Algorithm lambda_tree_algorithm() {
@@ -65,6 +67,7 @@ Algorithm lambda_tree_algorithm() {
   a.source = "Bruck et al. 1996 §2.3, Fig. 2";
   a.params = {"lambda"};
   a.generate = generate_lambda_tree;
+  a.distinct = distinct;
   return a;
 }
 

@@ -34,8 +34,11 @@ Schedule generate(const GenContext& ctx) {
 
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   const Collective& c = ctx.coll;
-  if (c.op != CollOp::alltoall || c.count == 0) return std::nullopt;
-  return double(c.nranks - 1) * message_terms(c.count * c.elem_size);
+  uint64_t m = uniform_a2a_block(c);
+  if (m == 0) return std::nullopt;
+  Terms t = double(c.nranks - 1) * message_terms(m);
+  t.messages = uint64_t(c.nranks) * uint64_t(c.nranks - 1);
+  return t;
 }
 }  // namespace
 

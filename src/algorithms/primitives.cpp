@@ -153,36 +153,88 @@ Place mst_staging(Builder& b, const Group& g, int root, const Blocks& blocks,
   };
 }
 
+namespace {
+// Ring sends go out in step order: each waits for the previous one. With
+// data-driven order a rank whose own block arrives late forwards the others
+// first and delays the ring by a step; in step order the ring finishes at
+// (last rank ready) + (k-1) steps, which no order can beat. Likewise the
+// ring's receives are posted once the rank's own data is there, so that an
+// early ring message cannot take the receive port from the message that
+// brings it (one-port receive).
+int64_t send_in_order(Builder& b, int rank, int to, Slice s, int64_t prev) {
+  if (prev >= 0) return b.send(rank, to, s, {uint32_t(prev)});
+  return b.send(rank, to, s);
+}
+}  // namespace
+
+namespace {
+// Ring steps that move a non-empty block, in step order: for member m the
+// block sent in step s is (m-s+1) mod k and the one received (m-s) mod k
+// (reduce-scatter: shift one more). Iterating over the non-empty blocks keeps
+// the cost O(k·blocks) when most blocks are empty.
+struct RingStep {
+  int step, block;
+  bool send;
+};
+std::vector<RingStep> ring_steps(int m, int k, const std::vector<int>& nonempty, int shift) {
+  std::vector<RingStep> v;
+  for (int j : nonempty) {
+    int s_send = ((m - j + 1 - shift) % k + k) % k, s_recv = ((m - j - shift) % k + k) % k;
+    if (s_send >= 1) v.push_back({s_send, j, true});
+    if (s_recv >= 1) v.push_back({s_recv, j, false});
+  }
+  std::sort(v.begin(), v.end(), [](const RingStep& a, const RingStep& b) {
+    return a.step != b.step ? a.step < b.step : a.send > b.send;
+  });
+  return v;
+}
+}  // namespace
+
 void ring_allgather(Builder& b, const Group& g, const Place& place) {
   const int k = g.size();
-  for (int m = 0; m < k && k > 1; ++m) {
+  if (k < 2) return;
+  // Block sizes are the same on every member: look them up once.
+  std::vector<int> nonempty;
+  for (int j = 0; j < k; ++j)
+    if (place(0, j, j + 1).len) nonempty.push_back(j);
+  for (int m = 0; m < k; ++m) {
     if (!b.wants(g[m])) continue;
     int right = g[(m + 1) % k], left = g[(m - 1 + k) % k];
-    for (int s = 1; s < k; ++s) {
-      int out_blk = ((m - s + 1) % k + k) % k, in_blk = ((m - s) % k + k) % k;
-      Slice so = place(m, out_blk, out_blk + 1), si = place(m, in_blk, in_blk + 1);
-      if (so.len) b.send(g[m], right, so);
-      if (si.len) b.recv(g[m], left, si);
+    const std::vector<uint32_t> own_ready = b.last_writers(g[m], place(m, m, m + 1));
+    int64_t prev_send = -1;
+    for (const RingStep& st : ring_steps(m, k, nonempty, 0)) {
+      Slice s = place(m, st.block, st.block + 1);
+      if (st.send) prev_send = send_in_order(b, g[m], right, s, prev_send);
+      else b.recv_after(g[m], left, s, own_ready);
     }
   }
 }
 
 void ring_reduce_scatter(Builder& b, const Group& g, const Place& work) {
   const int k = g.size();
-  for (int m = 0; m < k && k > 1; ++m) {
+  if (k < 2) return;
+  std::vector<int> nonempty;
+  uint64_t maxlen = 0;
+  for (int j = 0; j < k; ++j) {
+    uint64_t len = work(0, j, j + 1).len;
+    if (len) nonempty.push_back(j);
+    maxlen = std::max(maxlen, len);
+  }
+  if (maxlen == 0) return;
+  for (int m = 0; m < k; ++m) {
     if (!b.wants(g[m])) continue;
     int right = g[(m + 1) % k], left = g[(m - 1 + k) % k];
-    uint64_t maxlen = 0;
-    for (int j = 0; j < k; ++j) maxlen = std::max(maxlen, work(m, j, j + 1).len);
-    uint64_t slots = maxlen ? b.alloc_tmp(g[m], 2 * maxlen) : 0;
-    for (int s = 1; s < k; ++s) {
-      int out_blk = ((m - s) % k + k) % k, in_blk = ((m - s - 1) % k + k) % k;
-      Slice so = work(m, out_blk, out_blk + 1), wi = work(m, in_blk, in_blk + 1);
-      if (so.len) b.send(g[m], right, so);
-      if (wi.len) {
-        Slice slot{Buf::tmp, slots + uint64_t(s % 2) * maxlen, wi.len};
-        b.recv(g[m], left, slot);
-        b.reduce(g[m], wi, slot);
+    uint64_t slots = b.alloc_tmp(g[m], 2 * maxlen);
+    const std::vector<uint32_t> own_ready = b.last_writers(g[m], work(m, 0, k));
+    int64_t prev_send = -1;
+    for (const RingStep& st : ring_steps(m, k, nonempty, 1)) {
+      Slice w = work(m, st.block, st.block + 1);
+      if (st.send) {
+        prev_send = send_in_order(b, g[m], right, w, prev_send);
+      } else {
+        Slice slot{Buf::tmp, slots + uint64_t(st.step % 2) * maxlen, w.len};
+        b.recv_after(g[m], left, slot, own_ready);
+        b.reduce(g[m], w, slot);
       }
     }
   }

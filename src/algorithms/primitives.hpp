@@ -50,6 +50,7 @@ Place mst_staging(Builder& b, const Group& g, int root, const Blocks& blocks,
                   const std::function<Slice(int a, int b)>& at_root, const SliceOf& own);
 
 // ---- bucket (ring) primitives (§4.2), p-1 steps to the right neighbour
+// Block sizes must be the same on every member (vector places).
 
 // Member m starts with block m at place(m,m,m+1); every member ends with all
 // blocks at place(·, i, i+1).

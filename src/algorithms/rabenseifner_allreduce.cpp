@@ -63,7 +63,7 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   const int p = c.nranks;
   if (Fold(p).extra || c.count % uint64_t(p)) return std::nullopt;
   double moved = double((p - 1) * (c.count / uint64_t(p)) * c.elem_size);
-  return Terms{2.0 * ceil_log2(uint64_t(p)), 2 * moved, moved};
+  return Terms{2.0 * ceil_log2(uint64_t(p)), 2 * moved, moved, 2 * uint64_t(p) * uint64_t(ceil_log2(uint64_t(p)))};
 }
 }  // namespace
 

@@ -74,7 +74,8 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   Blocks blocks = coll_blocks(ctx.coll);
   const int p = ctx.coll.nranks;
   if (Fold(p).extra || !blocks.equal_sizes() || !contiguous(blocks) || blocks.len[0] == 0) return std::nullopt;
-  return Terms{double(ceil_log2(uint64_t(p))), double(uint64_t(p - 1) * blocks.len[0]), 0};
+  return Terms{double(ceil_log2(uint64_t(p))), double(uint64_t(p - 1) * blocks.len[0]), 0,
+               uint64_t(p) * uint64_t(ceil_log2(uint64_t(p)))};
 }
 }  // namespace
 

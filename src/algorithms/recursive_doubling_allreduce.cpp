@@ -47,7 +47,9 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   const int p = ctx.coll.nranks;
   if (Fold(p).extra) return std::nullopt;
   double n = double(vector_bytes(ctx.coll));
-  return double(ceil_log2(uint64_t(p))) * Terms{1, n, n};
+  Terms t = double(ceil_log2(uint64_t(p))) * Terms{1, n, n};
+  t.messages = uint64_t(p) * uint64_t(ceil_log2(uint64_t(p)));
+  return t;
 }
 }  // namespace
 

@@ -87,7 +87,7 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   const int p = ctx.coll.nranks;
   if (Fold(p).extra || !blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
   double moved = double(uint64_t(p - 1) * blocks.len[0]);
-  return Terms{double(ceil_log2(uint64_t(p))), moved, moved};
+  return Terms{double(ceil_log2(uint64_t(p))), moved, moved, uint64_t(p) * uint64_t(ceil_log2(uint64_t(p)))};
 }
 }  // namespace
 

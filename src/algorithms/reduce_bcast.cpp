@@ -21,6 +21,14 @@ Schedule generate(const GenContext& ctx) {
   tree_bcast(b, Group::all(p), t, 0, {Buf::out, 0, m});
   return b.finish();
 }
+// Exact for powers of two (InterCom §5.1); otherwise one-port receives
+// overlap the combines and the tree is faster than the formula.
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
+  const int p = ctx.coll.nranks;
+  if (floor_pow2(p) != p) return std::nullopt;
+  const double L = ceil_log2(uint64_t(p)), n = double(vector_bytes(ctx.coll));
+  return Terms{2 * L, 2 * L * n, L * n, 2 * uint64_t(p - 1)};
+}
 }  // namespace
 
 Algorithm reduce_bcast_algorithm() {
@@ -33,6 +41,7 @@ Algorithm reduce_bcast_algorithm() {
   a.cost = "2 ceil(log2 p) alpha + 2 ceil(log2 p) m beta + ceil(log2 p) m gamma";
   a.source = "InterCom §5.1";
   a.generate = generate;
+  a.closed_form = closed;
   return a;
 }
 }  // namespace hetcoll

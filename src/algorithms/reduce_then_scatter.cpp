@@ -38,8 +38,10 @@ Schedule generate(const GenContext& ctx) {
 
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   Blocks blocks = reduce_blocks(ctx.coll);
-  if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
   const int p = ctx.coll.nranks;
+  // ⌈log2 p⌉(α + nβ + nγ) for the combine holds for powers of two; otherwise
+  // one-port receives overlap combines and the tree finishes earlier.
+  if (!blocks.equal_sizes() || blocks.len[0] == 0 || floor_pow2(p) != p) return std::nullopt;
   const double L = ceil_log2(uint64_t(p)), n = double(blocks.span(0, p));
   return Terms{2 * L, n * (p - 1) / p + L * n, L * n};
 }

@@ -24,6 +24,7 @@ const std::vector<Algorithm>& registry() {
         star_bcast_algorithm(),
         chain_bcast_algorithm(),
         scatter_collect_algorithm(),
+        hybrid_bcast_algorithm(),
         binomial_reduce_algorithm(),
         knomial_reduce_algorithm(),
         kary_reduce_algorithm(),
@@ -35,6 +36,7 @@ const std::vector<Algorithm>& registry() {
         recursive_doubling_allreduce_algorithm(),
         rabenseifner_allreduce_algorithm(),
         ring_allreduce_algorithm(),
+        hybrid_allreduce_algorithm(),
         bks_combine_algorithm(),
         bks_delay_receive_algorithm(),
         bks_delay_send_algorithm(),
@@ -46,6 +48,7 @@ const std::vector<Algorithm>& registry() {
         gather_bcast_algorithm(),
         recursive_doubling_allgather_algorithm(),
         bruck_allgather_algorithm(),
+        hybrid_allgather_algorithm(),
         bucket_distributed_combine_algorithm(),
         reduce_then_scatter_algorithm(),
         recursive_halving_reduce_scatter_algorithm(),
@@ -156,16 +159,15 @@ void reject_unknown_params(const GenContext& ctx, const Algorithm& a) {
     }
 }
 
-namespace {
 bool moves_no_data(const Collective& c) {
   if (c.op == CollOp::barrier) return false;
   for (int r = 0; r < c.nranks; ++r)
     if (c.in_bytes(r) || c.out_bytes(r)) return false;
   return true;
 }
-}  // namespace
 
-Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank) {
+Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank,
+                  size_t op_limit) {
   AlgorithmSpec as = parse_algorithm_spec(spec);
   const Algorithm& a = find_algorithm(as.name);
   if (!a.supports(coll.op)) {
@@ -175,7 +177,7 @@ Schedule generate(const std::string& spec, const Collective& coll, const Machine
                          list.empty() ? std::string() : " (algorithms for it: " + list + ")"));
   }
   coll.check();
-  GenContext ctx{coll, model, as.params, only_rank};
+  GenContext ctx{coll, model, as.params, only_rank, op_limit};
   reject_unknown_params(ctx, a);
   if (moves_no_data(coll)) return Builder(coll, as.str()).finish();
   return a.generate(ctx);
@@ -187,7 +189,7 @@ namespace hetcoll {
 
 std::optional<Terms> closed_form(const std::string& spec, const Collective& coll, const MachineModel& model) {
   auto* h = dynamic_cast<const HockneyModel*>(&model);
-  if (!h) return std::nullopt;
+  if (!h || h->copy() > 0) return std::nullopt;  // closed forms count no copy time
   AlgorithmSpec as = parse_algorithm_spec(spec);
   const Algorithm& a = find_algorithm(as.name);
   if (!a.closed_form || !a.supports(coll.op)) return std::nullopt;

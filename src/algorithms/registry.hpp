@@ -21,6 +21,7 @@ struct GenContext {
   const MachineModel& model;
   const Params& params;
   int only_rank = -1;  // >= 0: build only this rank's program
+  size_t op_limit = 0;  // > 0: throw TooLarge beyond this many ops
 };
 
 using Generator = Schedule (*)(const GenContext&);
@@ -30,14 +31,16 @@ using Generator = Schedule (*)(const GenContext&);
 // critical path. InterCom's formulas are written this way.
 struct Terms {
   double alpha = 0, beta = 0, gamma = 0;
+  uint64_t messages = 0;  // all messages of the schedule, when the closed form knows (0: unknown)
   Terms& operator+=(const Terms& o) {
     alpha += o.alpha;
     beta += o.beta;
     gamma += o.gamma;
+    messages += o.messages;
     return *this;
   }
   friend Terms operator+(Terms a, const Terms& b) { return a += b; }
-  friend Terms operator*(double k, Terms a) { return {k * a.alpha, k * a.beta, k * a.gamma}; }
+  friend Terms operator*(double k, Terms a) { return {k * a.alpha, k * a.beta, k * a.gamma, 0}; }
 };
 struct HockneyParams {
   double alpha, beta, gamma;
@@ -64,7 +67,14 @@ struct Algorithm {
   bool rank_consistent = true;      // allreduce: identical result bits on every rank
   Generator generate = nullptr;
   ClosedForm closed_form = nullptr;
+  // An approximate cost (e.g. uneven pieces taken as fractions) used only
+  // to pick which of many variants to simulate.
+  ClosedForm estimate = nullptr;
   Variants variants = nullptr;
+  // False when, on this model, the algorithm builds the same schedule as
+  // another entry (the λ-tree when λ = 1 is the binomial tree): the planner
+  // skips it. nullptr: always worth evaluating.
+  bool (*distinct)(const Collective&, const MachineModel&) = nullptr;
 
   bool supports(CollOp op) const;
 };
@@ -83,7 +93,11 @@ AlgorithmSpec parse_algorithm_spec(const std::string& spec);
 
 // Builds the schedule of `spec` for `coll` on `model`. Collectives that move
 // no data (all counts zero, barrier excepted) get an empty schedule.
-Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank = -1);
+Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank = -1,
+                  size_t op_limit = 0);
+
+// A collective that moves no data (all counts zero; barrier excepted).
+bool moves_no_data(const Collective& c);
 
 // Parameter helpers for generators (throw InputError with the algorithm name).
 double param_double(const GenContext& ctx, const char* algo, const char* key, double fallback);

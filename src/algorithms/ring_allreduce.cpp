@@ -34,7 +34,7 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   const int p = c.nranks;
   if (c.count % uint64_t(p)) return std::nullopt;
   double bl = double(c.count / uint64_t(p) * c.elem_size);
-  return Terms{2.0 * (p - 1), 2.0 * (p - 1) * bl, (p - 1) * bl};
+  return Terms{2.0 * (p - 1), 2.0 * (p - 1) * bl, (p - 1) * bl, 2 * uint64_t(p) * uint64_t(p - 1)};
 }
 }  // namespace
 

@@ -1,6 +1,7 @@
 // hetcoll._core: planning and simulation from Python (no MPI needed).
 // Errors cross as hetcoll.InputError (a ValueError) and hetcoll.ScheduleError.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -10,6 +11,7 @@
 #include "algorithms/postal_math.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
+#include "plan/overrides.hpp"
 #include "plan/planner.hpp"
 #include "schedule/validator.hpp"
 #include "sim/simulator.hpp"
@@ -21,8 +23,11 @@ using namespace hetcoll;
 
 namespace {
 
-Collective make_collective(const std::string& op, int ranks, uint64_t count, int root, uint32_t elem_size) {
-  return Collective::make(coll_op_from_name(op), ranks, count, root, elem_size);
+Collective make_collective(const std::string& op, int ranks, uint64_t count, int root, uint32_t elem_size,
+                           bool order_free) {
+  Collective c = Collective::make(coll_op_from_name(op), ranks, count, root, elem_size);
+  c.order_free = order_free;
+  return c;
 }
 
 nb::dict report_dict(const ValidationReport& r) {
@@ -83,9 +88,11 @@ NB_MODULE(_core, m) {
       .def_ro("root", &Collective::root)
       .def_ro("count", &Collective::count)
       .def_ro("elem_size", &Collective::elem_size)
+      .def_ro("order_free", &Collective::order_free)
       .def("describe", &Collective::describe)
       .def("to_json", [](const Collective& c) { return c.to_json().dump(); });
-  m.def("collective", &make_collective, "op"_a, "ranks"_a, "count"_a, "root"_a = 0, "elem_size"_a = 1);
+  m.def("collective", &make_collective, "op"_a, "ranks"_a, "count"_a, "root"_a = 0, "elem_size"_a = 1,
+        "order_free"_a = false);
   m.def("collective_ops", [] {
     std::vector<std::string> v;
     for (CollOp op : all_coll_ops()) v.push_back(coll_op_name(op));
@@ -171,24 +178,41 @@ NB_MODULE(_core, m) {
         "algorithm"_a, "collective"_a, "model"_a);
 
   m.def("plan",
-        [](const Collective& c, const MachineModel& mm) {
+        [](const Collective& c, const MachineModel& mm, bool explain) {
           PlanResult pr;
           {
             nb::gil_scoped_release release;
-            pr = plan(c, mm);
+            PlanOptions opt;
+            opt.explain = explain;
+            pr = plan(c, mm, opt);
           }
           std::vector<nb::dict> out;
           for (auto& cand : pr.candidates) {
             nb::dict d;
             d["algorithm"] = cand.algorithm;
             d["predicted"] = cand.predicted;
+            d["closed_form"] = cand.closed_form;
             d["messages"] = cand.messages;
-            d["bytes"] = cand.bytes;
+            d["latency"] = cand.split.latency;
+            d["bandwidth"] = cand.split.bandwidth;
+            d["compute"] = cand.split.compute;
+            if (cand.has_terms) {
+              d["alpha_terms"] = cand.terms.alpha;
+              d["beta_bytes"] = cand.terms.beta;
+              d["gamma_bytes"] = cand.terms.gamma;
+            }
             out.push_back(d);
           }
           return out;
         },
-        "collective"_a, "model"_a, "all candidates, best first");
+        "collective"_a, "model"_a, "explain"_a = false, "all candidates, best first");
+
+  m.def("override_match",
+        [](const std::string& rules, const Collective& c) -> std::optional<std::string> {
+          return Overrides::parse(rules).match(c);
+        },
+        "rules"_a, "collective"_a, "the algorithm the override grammar forces for this call, or None");
+  m.def("size_bytes", [](const Collective& c) { return c.size_bytes(); }, "collective"_a);
 
   // Postal-model mathematics (Bruck et al.).
   nb::module_ p = m.def_submodule("postal", "postal-model mathematics (Bruck et al. 1996)");

@@ -24,6 +24,7 @@ class HockneyModel : public MachineModel {
   double alpha() const { return alpha_; }
   double beta() const { return beta_; }
   double gamma() const { return gamma_; }
+  double copy() const { return copy_; }
 
  private:
   double alpha_, beta_, gamma_, copy_;

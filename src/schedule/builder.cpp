@@ -22,6 +22,15 @@ struct Builder::Hazards {
   explicit Hazards(int nranks) : maps(size_t(nranks)) {}
 
   // Splits so that a segment boundary exists at x (if x falls inside one).
+  void writers(int rank, Slice s, std::vector<uint32_t>& out) const {
+    if (s.len == 0) return;
+    const Map& m = maps[size_t(rank)][size_t(s.buf)];
+    auto it = m.upper_bound(s.off);
+    if (it != m.begin()) --it;
+    for (; it != m.end() && it->first < s.end(); ++it)
+      if (it->second.end > s.off && it->second.writer >= 0) out.push_back(uint32_t(it->second.writer));
+  }
+
   static void split(Map& m, uint64_t x) {
     auto it = m.upper_bound(x);
     if (it == m.begin()) return;
@@ -96,6 +105,8 @@ uint32_t Builder::add(int rank, Op op, const uint32_t* after, size_t n_after) {
     throw ScheduleError(cat(algorithm_, ": op on rank ", rank, " outside the group of ", coll_.nranks));
   uint32_t idx = count_[size_t(rank)]++;
   if (!wants(rank)) return idx;
+  if (limit_ && ops_.size() >= limit_)
+    throw TooLarge(cat(algorithm_, ": more than ", limit_, " ops for ", coll_.describe()));
   for (size_t k = 0; k < n_after; ++k)
     if (after[k] >= idx)
       throw ScheduleError(cat(algorithm_, ": rank ", rank, " op ", idx, " depends on later op ", after[k]));
@@ -177,6 +188,24 @@ uint32_t Builder::reduce(int rank, Slice dst, Slice src, After after) {
 
 uint32_t Builder::copy(int rank, Slice dst, Slice src, After after) {
   return add(rank, local_op(OpKind::copy, dst, src), after.begin(), after.size());
+}
+
+std::vector<uint32_t> Builder::last_writers(int rank, Slice s) const {
+  std::vector<uint32_t> w;
+  if (hazards_ && wants(rank)) hazards_->writers(rank, s, w);
+  std::sort(w.begin(), w.end());
+  w.erase(std::unique(w.begin(), w.end()), w.end());
+  return w;
+}
+
+uint32_t Builder::recv_after(int rank, int from, Slice dst, const std::vector<uint32_t>& after) {
+  Op o;
+  o.kind = OpKind::recv;
+  o.peer = from;
+  o.buf = dst.buf;
+  o.off = dst.off;
+  o.len = dst.len;
+  return add(rank, o, after.data(), after.size());
 }
 
 uint64_t Builder::alloc_tmp(int rank, uint64_t bytes) {

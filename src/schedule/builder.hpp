@@ -33,6 +33,8 @@ class Builder {
   // program). Generators may skip work for ranks where wants() is false; ops
   // for other ranks are dropped.
   void only_rank(int r) { only_ = r; }
+  // Throw TooLarge once more than `max_ops` ops are added (0: no limit).
+  void limit(size_t max_ops) { limit_ = max_ops; }
   bool wants(int r) const { return only_ < 0 || only_ == r; }
 
   using After = std::initializer_list<uint32_t>;
@@ -42,6 +44,14 @@ class Builder {
   uint32_t copy(int rank, Slice dst, Slice src, After after = {});
   // General form: `after` points to n_after local op indices.
   uint32_t add(int rank, Op op, const uint32_t* after, size_t n_after);
+
+  // The ops that last wrote any byte of `s` on `rank` (with inference on;
+  // empty otherwise). A stage posts its receives after these, so that a
+  // message of the next stage cannot take the receive port from the one
+  // that brings this rank's data.
+  std::vector<uint32_t> last_writers(int rank, Slice s) const;
+  // A receive that may not be posted before the ops in `after`.
+  uint32_t recv_after(int rank, int from, Slice dst, const std::vector<uint32_t>& after);
 
   // Scratch space: returns the offset of `bytes` fresh bytes of rank's tmp.
   uint64_t alloc_tmp(int rank, uint64_t bytes);
@@ -67,6 +77,7 @@ class Builder {
   Collective coll_;
   std::string algorithm_;
   int only_ = -1;
+  size_t limit_ = 0;
   std::vector<Op> ops_;          // emission order
   std::vector<int32_t> op_rank_;  // rank of each emitted op
   std::vector<uint32_t> deps_;   // emission order

@@ -159,6 +159,23 @@ uint64_t Collective::total_bytes() const {
   return m;
 }
 
+uint64_t Collective::size_bytes() const {
+  const uint64_t e = elem_size, p = uint64_t(nranks);
+  switch (op) {
+    case CollOp::barrier:
+      return 0;
+    case CollOp::gatherv:
+    case CollOp::scatterv:
+    case CollOp::allgatherv:
+    case CollOp::reduce_scatter:
+      return std::accumulate(counts.begin(), counts.end(), uint64_t(0)) * e / p;
+    case CollOp::alltoallv:
+      return std::accumulate(sendcounts.begin(), sendcounts.end(), uint64_t(0)) * e / (p * p);
+    default:
+      return count * e;
+  }
+}
+
 void Collective::check() const {
   if (nranks < 1) throw InputError(cat("group size must be at least 1, got ", nranks));
   if (has_root(op) && (root < 0 || root >= nranks))
@@ -206,6 +223,7 @@ std::string Collective::describe() const {
       s += cat(" count=", count);
   }
   if (elem_size != 1) s += cat(" elem=", elem_size, "B");
+  if (order_free && is_reduction(op)) s += " order-free";
   return s;
 }
 
@@ -215,6 +233,7 @@ json::Value Collective::to_json() const {
   v["nranks"] = nranks;
   if (has_root(op)) v["root"] = root;
   v["elem_size"] = elem_size;
+  if (order_free) v["order_free"] = true;
   v["count"] = count;
   if (!counts.empty()) v["counts"] = uvec(counts);
   if (!displs.empty()) v["displs"] = uvec(displs);
@@ -234,6 +253,7 @@ Collective Collective::from_json(const json::Value& v) {
   if (auto* r = v.find("root")) c.root = int(r->as_int("root"));
   if (auto* e = v.find("elem_size")) c.elem_size = uint32_t(e->as_uint("elem_size"));
   if (auto* n = v.find("count")) c.count = n->as_uint("count");
+  if (auto* o = v.find("order_free")) c.order_free = o->as_bool("order_free");
   if (auto* x = v.find("counts")) c.counts = uvec_from(*x, "counts");
   if (auto* x = v.find("displs")) c.displs = uvec_from(*x, "displs");
   if (auto* x = v.find("sendcounts")) c.sendcounts = uvec_from(*x, "sendcounts");

@@ -42,6 +42,11 @@ struct Collective {
   int nranks = 1;
   int root = 0;
   uint32_t elem_size = 1;  // bytes per element: reductions never split one
+  // The reduction gives the same bits in any order of combining (integer
+  // arithmetic, min/max, logical and bitwise ops). When false (floating
+  // point), an allreduce must give every rank identical bits, so only
+  // rank-consistent algorithms qualify.
+  bool order_free = false;
   // bcast/reduce/allreduce/scan/exscan: vector length; gather/scatter/
   // allgather/alltoall: elements per rank (per block); reduce_scatter_block:
   // elements each rank receives.
@@ -57,6 +62,11 @@ struct Collective {
   uint64_t out_bytes(int r) const;
   // The largest number of bytes any one rank contributes or receives.
   uint64_t total_bytes() const;
+  // The size that selects algorithms (overrides, decision cache): one rank's
+  // message — the vector for bcast/reduce/allreduce/scan/exscan, one rank's
+  // block for gather/scatter/allgather/alltoall/reduce_scatter_block, the
+  // mean block for the v-variants, 0 for barrier.
+  uint64_t size_bytes() const;
 
   void check() const;  // throws InputError on inconsistent arguments
   std::string describe() const;

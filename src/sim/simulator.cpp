@@ -37,6 +37,10 @@ class Sim {
     next_.assign(N_, kNil);
     recv_cost_.assign(N_, 0);
     flags_.assign(N_, 0);
+    if (opt_.critical_path) {
+      why_.assign(N_, kNone);
+      why_from_.assign(N_, 0);
+    }
     free_at_.assign(p_ * 3, 0);
     head_.assign(p_ * 3, kNil);
     tail_.assign(p_ * 3, kNil);
@@ -60,6 +64,7 @@ class Sim {
         uint64_t g = ev >> 1;
         if (ev & kArriveBit) {
           flags_[g] |= kArrived;
+          note(g, kArrive, partner_[g]);
           pending_.push_back(g);
         } else {
           ++done;
@@ -87,6 +92,7 @@ class Sim {
       f = std::max(f, end_[g]);
     }
     for (double f : res.rank_finish) res.makespan = std::max(res.makespan, f);
+    if (opt_.critical_path) res.path = critical_path();
     if (opt_.timeline) {
       res.start = std::move(start_);
       res.end = std::move(end_);
@@ -96,6 +102,60 @@ class Sim {
 
  private:
   static constexpr uint8_t kPosted = 1, kArrived = 2, kOffered = 4;
+  // Why an op started when it did: the last event before its start.
+  enum Why : uint8_t { kNone = 0, kDep = 1, kResource = 2, kArrive = 3 };
+
+  void note(uint64_t g, Why why, uint64_t from) {
+    if (!opt_.critical_path) return;
+    why_[g] = why;
+    why_from_[g] = from;
+  }
+
+  // Latency/bandwidth split of a message cost: the part at zero bytes, the rest.
+  void split_message(const Op& o, uint32_t r, bool busy_of_send, bool arrive, CostSplit& acc) {
+    MessageCost c0 = m_.message(phys(r), phys(uint32_t(o.peer)), 0), cm = m_.message(phys(r), phys(uint32_t(o.peer)), o.len);
+    double a = arrive ? c0.arrive : busy_of_send ? c0.send : c0.recv;
+    double b = arrive ? cm.arrive : busy_of_send ? cm.send : cm.recv;
+    acc.latency += a;
+    acc.bandwidth += b - a;
+  }
+
+  void add_busy(uint64_t g, CostSplit& acc) {
+    const Op& o = s_.op_at(g);
+    uint32_t r = rank_of_[g];
+    switch (o.kind) {
+      case OpKind::send: split_message(o, r, true, false, acc); ++acc.messages; break;
+      case OpKind::recv: {
+        const Op& so = s_.op_at(partner_[g]);
+        split_message(so, rank_of_[partner_[g]], false, false, acc);
+        break;
+      }
+      case OpKind::reduce: acc.compute += m_.reduce_time(phys(r), o.len); break;
+      case OpKind::copy: acc.compute += m_.copy_time(phys(r), o.len); break;
+    }
+  }
+
+  // Walks back from the op that ends last, through the event that let each
+  // op start, adding the costs on the way.
+  CostSplit critical_path() {
+    CostSplit acc;
+    if (N_ == 0) return acc;
+    uint64_t g = 0;
+    for (uint64_t x = 1; x < N_; ++x)
+      if (end_[x] > end_[g]) g = x;
+    add_busy(g, acc);
+    while (why_[g] != kNone) {
+      uint64_t from = why_from_[g];
+      if (why_[g] == kArrive) {  // the receive started when the message arrived
+        split_message(s_.op_at(from), rank_of_[from], false, true, acc);
+        ++acc.messages;
+      } else {
+        add_busy(from, acc);
+      }
+      g = from;
+    }
+    return acc;
+  }
 
   int phys(uint32_t r) const { return opt_.rank_map.empty() ? int(r) : opt_.rank_map[r]; }
 
@@ -162,11 +222,15 @@ class Sim {
       uint64_t nxt = uint64_t(head_[q]);
       head_[q] = next_[nxt];
       if (head_[q] == kNil) tail_[q] = kNil;
+      note(nxt, kResource, g);
       start(nxt, res, t);
     }
     for (uint64_t k = deps_.begin[g]; k < deps_.begin[g + 1]; ++k) {
       uint64_t d = deps_.list[k];
-      if (--remaining_[d] == 0) pending_.push_back(d);
+      if (--remaining_[d] == 0) {
+        note(d, kDep, g);
+        pending_.push_back(d);
+      }
     }
   }
 
@@ -185,6 +249,8 @@ class Sim {
   std::vector<int64_t> head_, tail_;
   RadixHeap events_;
   std::vector<uint64_t> pending_;
+  std::vector<uint8_t> why_;
+  std::vector<uint64_t> why_from_;
 };
 
 }  // namespace

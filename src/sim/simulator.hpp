@@ -18,10 +18,19 @@
 namespace hetcoll {
 
 struct SimOptions {
-  bool timeline = true;  // keep start/end of every op
+  bool timeline = true;        // keep start/end of every op
+  bool critical_path = false;  // split the makespan into latency/bandwidth/compute
   // Group rank → rank of the model (sub-communicators, subnets); empty means
   // the identity.
   std::vector<int> rank_map;
+};
+
+// The makespan split along the critical path: the size-independent part of
+// every message on it (latency: α on a Hockney model), the size-dependent
+// part (bandwidth: bytes·β) and local work (compute: reductions, copies).
+struct CostSplit {
+  double latency = 0, bandwidth = 0, compute = 0;
+  uint64_t messages = 0;  // messages on the critical path
 };
 
 struct SimResult {
@@ -29,6 +38,7 @@ struct SimResult {
   double makespan = 0;               // the predicted time of the collective
   std::vector<double> rank_finish;   // per rank, when its last op ends
   std::vector<double> start, end;    // per global op id (timeline)
+  CostSplit path;                    // with critical_path
 };
 
 // Throws ScheduleError if messages do not match or the schedule cannot finish.

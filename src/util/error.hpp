@@ -21,6 +21,13 @@ class ScheduleError : public std::runtime_error {
   explicit ScheduleError(const std::string& what) : std::runtime_error(what) {}
 };
 
+// A schedule would exceed the op budget a caller set (the planner, so that
+// it never simulates an absurdly large candidate).
+class TooLarge : public std::runtime_error {
+ public:
+  explicit TooLarge(const std::string& what) : std::runtime_error(what) {}
+};
+
 template <class... Args>
 std::string cat(const Args&... args) {
   std::ostringstream os;

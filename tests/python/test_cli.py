@@ -48,7 +48,7 @@ def test_plan_forced_binomial_is_fig_1b(run_cli):
 def test_plan_root_and_text_tree(run_cli):
     code, out, _ = run_cli("plan", "bcast", "-n", "5", "-m", "postal:lambda=1.8", "--root", "3")
     assert code == 0
-    tree_lines = out.split("tree  ", 1)[1].splitlines()[1:]
+    tree_lines = out.split("tree       rank @", 1)[1].splitlines()[1:]
     assert len(tree_lines) == 5
     assert tree_lines[0] == "  3 @0"
     assert {l.split("@")[0].strip(" ├└─│") for l in tree_lines} == {"0", "1", "2", "3", "4"}
@@ -68,7 +68,8 @@ def test_simulate_json(run_cli):
 
 
 def test_simulate_seconds_unit(run_cli):
-    code, out, _ = run_cli("simulate", "bcast", "-n", "4", "-m", "hockney:alpha=20us,beta=1ns", "-b", "1M", "--json")
+    code, out, _ = run_cli("simulate", "bcast", "-n", "4", "-m", "hockney:alpha=20us,beta=1ns", "-b", "1M",
+                           "-a", "binomial_tree", "--json")
     assert code == 0
     d = json.loads(out)
     assert d["unit"] == "s"

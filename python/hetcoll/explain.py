@@ -1,0 +1,57 @@
+"""The planner's cost table (``hetcoll plan --explain``): every candidate,
+sorted, with its latency, bandwidth and compute terms — InterCom's Table 2
+for any collective."""
+from __future__ import annotations
+
+from .render import format_time
+
+
+def _hockney_params(model):
+    """(alpha, beta, gamma) of a Hockney model, else None."""
+    if model.kind != "hockney":
+        return None
+    a, _, _ = model.message(0, 1, 0)
+    ab, _, _ = model.message(0, 1, 1 << 20)
+    return a, (ab - a) / (1 << 20), model.reduce_time(0, 1 << 20) / (1 << 20)
+
+
+def explain_rows(candidates, model, n_bytes):
+    """Rows of strings: rank, algorithm, predicted, latency, bandwidth, compute, messages, how."""
+    unit = model.unit
+    hp = _hockney_params(model)
+    rows = []
+    for i, c in enumerate(candidates, 1):
+        if hp and "alpha_terms" in c:
+            lat = f"{c['alpha_terms']:.4g}α"
+            bw = f"{c['beta_bytes'] / n_bytes:.4g}nβ" if n_bytes else f"{c['beta_bytes']:.4g}β"
+            cp = f"{c['gamma_bytes'] / n_bytes:.4g}nγ" if n_bytes else f"{c['gamma_bytes']:.4g}γ"
+            if not c["gamma_bytes"]:
+                cp = "0"
+        else:
+            lat, bw, cp = (format_time(c[k], unit) for k in ("latency", "bandwidth", "compute"))
+        rows.append([str(i), c["algorithm"], format_time(c["predicted"], unit), lat, bw, cp,
+                     str(c["messages"]) if c["messages"] else "-", "closed form" if c["closed_form"] else "simulated"])
+    return rows
+
+
+def format_table(header, rows):
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+    for r in rows:
+        out.append("  ".join(v.ljust(w) if j == 1 else v.rjust(w) for j, (v, w) in enumerate(zip(r, widths))))
+    return out
+
+
+def explain_lines(candidates, model, n_bytes):
+    hp = _hockney_params(model)
+    lines = []
+    if hp:
+        a, b, g = hp
+        lines.append(f"n = {n_bytes} bytes (one rank's message); α = {format_time(a, 's')}, "
+                     f"β = {b * 1e9:.4g} ns/byte, γ = {g * 1e9:.4g} ns/byte; terms along the critical path")
+    else:
+        lines.append("latency = size-independent part, bandwidth = the rest of the message costs, "
+                     "compute = combining and copying, along the critical path")
+    header = ["#", "algorithm", "predicted", "latency", "bandwidth", "compute", "messages", "how"]
+    lines += format_table(header, explain_rows(candidates, model, n_bytes))
+    return lines

@@ -1,0 +1,88 @@
+// hybrid_allgather — InterCom's hybrid collect (§6, Fig. 3 template with a
+// void first stage): on a logical mesh d1 × ... × dk whose last dimension
+// holds consecutive ranks, collect along dimension k first — MST gather +
+// broadcast (strategy MC..C) or bucket collect (C..C) — then bucket-collect
+// the gathered chunks along dimensions k-1, ..., 1.
+//
+// Cost (blocks of b bytes, chunk_i = b·d(i+1)···dk): M: ⌈log2 dk⌉α +
+// (dk-1)bβ + ⌈log2 dk⌉(α + dk·bβ); C along i: (di-1)(α + chunk_i·β).
+// Parameters: mesh (e.g. 2x15:MC); default: the best by closed form.
+#include "algorithms/all.hpp"
+#include "algorithms/broadcast_trees.hpp"
+#include "algorithms/common.hpp"
+#include "algorithms/hybrid_mesh.hpp"
+#include "algorithms/primitives.hpp"
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  const uint64_t blk = c.count * c.elem_size;
+  if (p == 1) {
+    Builder b = make_builder(ctx, "hybrid_allgather");
+    b.copy(0, {Buf::out, 0, blk}, {Buf::in, 0, blk});
+    return b.finish();
+  }
+  Mesh mesh = hybrid_mesh_for(ctx, "hybrid_allgather");
+  Builder b = make_builder(ctx, "hybrid_allgather[mesh=" + mesh.str() + "]");
+  const int k = int(mesh.dims.size());
+  for (int r = 0; r < p; ++r)
+    if (b.wants(r)) b.copy(r, {Buf::out, uint64_t(r) * blk, blk}, {Buf::in, 0, blk});
+  // Along dimension i, member j of a line holds the blocks of the ranks that
+  // share its coordinates up to i: [first + j·stride, first + (j+1)·stride)
+  // with first = ⌊r/stride⌋·stride, one contiguous chunk of `out`.
+  for (int i = k - 1; i >= 0; --i) {
+    const uint64_t chunk = uint64_t(mesh.stride(i)) * blk;
+    for (int r = 0; r < p; ++r) {
+      if (mesh.coord(i, r) != 0) continue;
+      Group line = mesh.line(i, r);
+      Place place = [&, first = uint64_t(r / mesh.stride(i) * mesh.stride(i))](int, int x, int y) {
+        return Slice{Buf::out, first * blk + uint64_t(x) * chunk, uint64_t(y - x) * chunk};
+      };
+      if (i == k - 1 && mesh.strategy[0] == 'M') {
+        mst_gather(b, line, 0, place);
+        tree_bcast(b, line, binomial_tree(line.size()), 0, place(0, 0, line.size()));
+      } else {
+        ring_allgather(b, line, place);
+      }
+    }
+  }
+  return b.finish();
+}
+
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
+  if (ctx.coll.nranks == 1) return Terms{};
+  return hybrid_cost(CollOp::allgather, hybrid_mesh_for(ctx, "hybrid_allgather"), ctx.coll.count, ctx.coll.elem_size,
+                     false);
+}
+
+std::optional<Terms> estimate(const GenContext& ctx, const HockneyParams&) {
+  if (ctx.coll.nranks == 1) return Terms{};
+  return hybrid_estimate(CollOp::allgather, hybrid_mesh_for(ctx, "hybrid_allgather"), ctx.coll.count, ctx.coll.elem_size);
+}
+
+std::vector<std::string> variants(const Collective& c, const MachineModel&) {
+  std::vector<std::string> v;
+  for (auto& m : hybrid_meshes(CollOp::allgather, c.nranks)) v.push_back("hybrid_allgather[mesh=" + m.str() + "]");
+  return v;
+}
+}  // namespace
+
+Algorithm hybrid_allgather_algorithm() {
+  Algorithm a;
+  a.name = "hybrid_allgather";
+  a.ops = {CollOp::allgather};
+  a.description = "InterCom hybrid collect: gather+broadcast or bucket collect per mesh line, innermost first";
+  a.steps = "ceil(log2 dk) twice or dk - 1, then di - 1 per outer dimension";
+  a.bytes = "(p-1)/p n received per rank, more for M";
+  a.cost = "[M: 2 ceil(log2 dk) alpha + (dk-1) b beta + ceil(log2 dk) dk b beta] + sum_i (di-1)(alpha + chunk_i beta)";
+  a.source = "InterCom §6, Fig. 3";
+  a.params = {"mesh"};
+  a.generate = generate;
+  a.closed_form = closed;
+  a.estimate = estimate;
+  a.variants = variants;
+  return a;
+}
+}  // namespace hetcoll

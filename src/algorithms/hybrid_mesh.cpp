@@ -1,0 +1,207 @@
+#include "algorithms/hybrid_mesh.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "algorithms/common.hpp"
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+std::string Mesh::str() const {
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s + ":" + strategy;
+}
+
+int Mesh::size() const {
+  int p = 1;
+  for (int d : dims) p *= d;
+  return p;
+}
+
+int Mesh::stride(int i) const {
+  int s = 1;
+  for (size_t j = size_t(i) + 1; j < dims.size(); ++j) s *= dims[j];
+  return s;
+}
+
+int Mesh::coord(int i, int r) const { return (r / stride(i)) % dims[size_t(i)]; }
+
+Group Mesh::line(int i, int r) const {
+  int st = stride(i);
+  return Group::strided(r - coord(i, r) * st, st, dims[size_t(i)]);
+}
+
+namespace {
+std::string strategy_for(CollOp op, int k, bool with_m) {
+  if (op == CollOp::allgather) return with_m ? "M" + std::string(size_t(k - 1), 'C') : std::string(size_t(k), 'C');
+  if (with_m) return std::string(size_t(k - 1), 'S') + "M" + std::string(size_t(k - 1), 'C');
+  return std::string(size_t(k), 'S') + std::string(size_t(k), 'C');
+}
+
+void factorizations(int p, std::vector<int>& cur, std::vector<std::vector<int>>& out) {
+  if (p == 1) {
+    if (cur.size() >= 2) out.push_back(cur);
+    return;
+  }
+  for (int d = 2; d <= p; ++d)
+    if (p % d == 0) {
+      cur.push_back(d);
+      factorizations(p / d, cur, out);
+      cur.pop_back();
+    }
+}
+}  // namespace
+
+Mesh parse_mesh(const std::string& text, CollOp op, int p) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos)
+    throw InputError(cat("mesh '", text, "' is not DIMSxDIMS:STRATEGY (e.g. 2x3x5:SSMCC)"));
+  Mesh m;
+  m.strategy = text.substr(colon + 1);
+  std::stringstream ss(text.substr(0, colon));
+  std::string d;
+  while (std::getline(ss, d, 'x')) {
+    if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 6)
+      throw InputError(cat("mesh '", text, "': '", d, "' is not a dimension"));
+    int v = std::stoi(d);
+    if (v < 2) throw InputError(cat("mesh '", text, "': dimensions must be at least 2"));
+    m.dims.push_back(v);
+  }
+  if (m.dims.empty()) throw InputError(cat("mesh '", text, "' has no dimensions"));
+  if (m.size() != p) throw InputError(cat("mesh '", text, "' has ", m.size(), " ranks, the group ", p));
+  const int k = int(m.dims.size());
+  if (m.strategy != strategy_for(op, k, true) && m.strategy != strategy_for(op, k, false))
+    throw InputError(cat("mesh '", text, "': strategy for ", k, " dimension", k > 1 ? "s" : "", " of ",
+                         coll_op_name(op), " is ", strategy_for(op, k, true), " or ", strategy_for(op, k, false)));
+  return m;
+}
+
+std::vector<Mesh> hybrid_meshes(CollOp op, int p) {
+  std::vector<std::vector<int>> fs;
+  std::vector<int> cur;
+  if (p >= 4) factorizations(p, cur, fs);
+  std::vector<Mesh> out;
+  for (auto& f : fs)
+    for (bool with_m : {true, false}) out.push_back({f, strategy_for(op, int(f.size()), with_m)});
+  return out;
+}
+
+namespace {
+// Piece sizes, exactly (nullopt when a split is uneven) or as real numbers.
+std::optional<Terms> cost_impl(CollOp op, const Mesh& mesh, double count, double elem, bool conflict, bool exact) {
+  const int k = int(mesh.dims.size());
+  auto lg = [](int d) { return double(ceil_log2(uint64_t(d))); };
+  auto split = [&](double n, int d) -> std::optional<double> {
+    if (exact && std::fmod(n, double(d)) != 0) return std::nullopt;
+    return n / d;
+  };
+  Terms t;
+  if (op == CollOp::allgather) {
+    double chunk = count * elem;  // one rank's block
+    int first = k - 1;
+    int d = mesh.dims[size_t(first)];
+    if (mesh.strategy[0] == 'M') {
+      t += Terms{lg(d), (d - 1) * chunk, 0};
+      t += lg(d) * Terms{1, d * chunk, 0};
+    } else {
+      t += double(d - 1) * Terms{1, chunk, 0};
+    }
+    chunk *= d;
+    for (int i = k - 2; i >= 0; --i) {
+      int di = mesh.dims[size_t(i)];
+      t += double(di - 1) * Terms{1, chunk, 0};
+      chunk *= di;
+    }
+    return t;
+  }
+  const bool combine = op == CollOp::allreduce;
+  const int scatters = mesh.has_m() ? k - 1 : k;
+  std::vector<double> part(static_cast<size_t>(k));  // elements of a part in dimension i
+  double n = count, factor = 1;
+  std::vector<double> conflict_of(static_cast<size_t>(k));
+  for (int i = 0; i < k; ++i) {
+    conflict_of[size_t(i)] = conflict ? factor : 1.0;
+    factor *= mesh.dims[size_t(i)];
+  }
+  for (int i = 0; i < scatters; ++i) {
+    int d = mesh.dims[size_t(i)];
+    auto b = split(n, d);
+    if (!b) return std::nullopt;
+    part[size_t(i)] = *b;
+    double bytes = *b * elem, cf = conflict_of[size_t(i)];
+    if (combine) t += double(d - 1) * Terms{1, cf * bytes, bytes};
+    else t += Terms{lg(d), cf * (d - 1) * bytes, 0};
+    n = *b;
+  }
+  if (mesh.has_m()) {
+    int d = mesh.dims[size_t(k - 1)];
+    double bytes = n * elem, cf = conflict_of[size_t(k - 1)];
+    if (combine) t += lg(d) * Terms{1, cf * bytes, bytes};
+    t += lg(d) * Terms{1, cf * bytes, 0};
+  }
+  for (int i = scatters - 1; i >= 0; --i) {
+    int d = mesh.dims[size_t(i)];
+    t += double(d - 1) * Terms{1, conflict_of[size_t(i)] * part[size_t(i)] * elem, 0};
+  }
+  return t;
+}
+}  // namespace
+
+std::optional<Terms> hybrid_cost(CollOp op, const Mesh& mesh, uint64_t count, uint32_t elem, bool conflict_factor) {
+  return cost_impl(op, mesh, double(count), double(elem), conflict_factor, true);
+}
+
+Piece mesh_piece(const Mesh& mesh, int r, int level, uint64_t count) {
+  Piece pc{0, count};
+  for (int i = 0; i < level; ++i) {
+    uint64_t d = uint64_t(mesh.dims[size_t(i)]), c = uint64_t(mesh.coord(i, r));
+    uint64_t q = pc.count / d, rem = pc.count % d;
+    pc.off += c * q + std::min(c, rem);
+    pc.count = q + (c < rem ? 1 : 0);
+  }
+  return pc;
+}
+
+Mesh hybrid_mesh_for(const GenContext& ctx, const char* algo) {
+  auto it = ctx.params.find("mesh");
+  if (it != ctx.params.end()) {
+    try {
+      return parse_mesh(it->second, ctx.coll.op, ctx.coll.nranks);
+    } catch (const InputError& e) {
+      throw InputError(cat(algo, ": ", e.what()));
+    }
+  }
+  return best_mesh(ctx.coll.op, ctx.coll.nranks, ctx.coll.count, ctx.coll.elem_size, ctx.model);
+}
+
+Terms hybrid_estimate(CollOp op, const Mesh& mesh, uint64_t count, uint32_t elem) {
+  return *cost_impl(op, mesh, double(count), double(elem), false, false);
+}
+
+HockneyParams hockney_estimate(const MachineModel& model, uint64_t bytes) {
+  int dst = model.ranks() == 1 ? 0 : 1;
+  uint64_t B = std::max<uint64_t>(bytes, 1);
+  double a = model.message(0, dst, 0).total();
+  double b = (model.message(0, dst, B).total() - a) / double(B);
+  return {a, std::max(0.0, b), model.reduce_time(0, B) / double(B)};
+}
+
+Mesh best_mesh(CollOp op, int p, uint64_t count, uint32_t elem, const MachineModel& model) {
+  auto meshes = hybrid_meshes(op, p);
+  if (meshes.empty()) return Mesh{{p}, strategy_for(op, 1, true)};  // p prime: the 1-D short-vector form
+  HockneyParams h = hockney_estimate(model, count * elem);
+  const Mesh* best = nullptr;
+  double best_t = 0;
+  for (auto& m : meshes) {
+    double t = h.time(*cost_impl(op, m, double(count), double(elem), false, false));
+    if (!best || t < best_t) {
+      best = &m;
+      best_t = t;
+    }
+  }
+  return *best;
+}
+
+}  // namespace hetcoll

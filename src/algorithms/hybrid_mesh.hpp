@@ -1,0 +1,77 @@
+// Logical meshes for InterCom's hybrid algorithms (§6, Table 2, Fig. 3).
+//
+// A group of p ranks is viewed as a d1 × ... × dk mesh; rank
+// r = ((c1·d2 + c2)·d3 + c3)... (dimension 1 varies slowest, so the ranks of
+// a dimension-k line are consecutive). A strategy string says what happens
+// in each dimension, in execution order:
+//
+//   bcast, allreduce:  S^(k-1) M C^(k-1)  or  S^k C^k
+//     S  scatter (bcast) / bucket distributed combine (allreduce) of the
+//        current piece along dimension i, i = 1, 2, ...
+//     M  short-vector algorithm along dimension k: MST broadcast / MST
+//        combine-to-one + broadcast
+//     C  bucket collect along the dimensions in reverse order
+//   allgather:         M C^(k-1)  or  C^k
+//     stages from dimension k outwards; M = MST gather + broadcast, C =
+//     bucket collect of the chunks gathered so far
+//
+// e.g. "2x3x5:SSMCC" for 30 ranks (InterCom Table 2's second row).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "algorithms/group.hpp"
+#include "algorithms/registry.hpp"
+
+namespace hetcoll {
+
+struct Mesh {
+  std::vector<int> dims;
+  std::string strategy;
+  std::string str() const;  // "2x3x5:SSMCC"
+  int size() const;
+  bool has_m() const { return strategy.find('M') != std::string::npos; }
+  // The members of rank r's line along dimension i (0-based), ordered by c_i.
+  Group line(int i, int r) const;
+  int coord(int i, int r) const;
+  int stride(int i) const;
+};
+
+// Parses and checks "d1xd2x...:STRATEGY" for `op` and p ranks; throws
+// InputError with the rule that is broken.
+Mesh parse_mesh(const std::string& text, CollOp op, int p);
+
+// Every ordered factorisation of p into factors ≥ 2 with at least two
+// dimensions, with both strategies: the planner's candidates.
+std::vector<Mesh> hybrid_meshes(CollOp op, int p);
+
+// Closed form (Hockney) of the hybrid for equal pieces, conflict-free
+// (complete graph); nullopt when some piece is uneven. With
+// conflict_factor, every β term of dimension i is multiplied by
+// d1·...·d(i-1) as in InterCom's formulas for a linear array (the bold
+// factors of §6): the paper's numbers.
+std::optional<Terms> hybrid_cost(CollOp op, const Mesh& mesh, uint64_t count, uint32_t elem, bool conflict_factor);
+
+// The same with uneven pieces taken as fractions: an estimate, for ranking.
+Terms hybrid_estimate(CollOp op, const Mesh& mesh, uint64_t count, uint32_t elem);
+
+// The mesh with the smallest closed-form cost on the α-β-γ estimate of the
+// model at this size (the default when no mesh is given); for a prime p
+// (or p < 4) the one-dimensional short-vector form "p:M". p ≥ 2.
+Mesh best_mesh(CollOp op, int p, uint64_t count, uint32_t elem, const MachineModel& model);
+
+// The part of the vector (elements) that rank r holds after the scatters
+// along dimensions 0..level-1: nested even splits indexed by r's coordinates.
+struct Piece {
+  uint64_t off, count;
+};
+Piece mesh_piece(const Mesh& mesh, int r, int level, uint64_t count);
+
+// The mesh a hybrid generator uses: its mesh= parameter, else best_mesh().
+Mesh hybrid_mesh_for(const GenContext& ctx, const char* algo);
+
+// α, β, γ as a Hockney model would see the given model at `bytes` (rank 0
+// to rank 1): α = time of an empty message, β the slope, γ per byte.
+HockneyParams hockney_estimate(const MachineModel& model, uint64_t bytes);
+
+}  // namespace hetcoll

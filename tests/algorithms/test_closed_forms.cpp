@@ -1,0 +1,63 @@
+// Every closed form equals the simulator's time for the same schedule on the
+// Hockney model — with latency, bandwidth or combining dominant — wherever
+// the algorithm claims one (it may decline, e.g. for uneven blocks).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../support/collectives.hpp"
+#include "algorithms/registry.hpp"
+#include "model/hockney_model.hpp"
+#include "sim/simulator.hpp"
+
+using namespace hetcoll;
+using hetcoll::testing::make_test_collective;
+
+namespace {
+class ClosedForm : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ClosedForm, EqualsTheSimulator) {
+  const Algorithm& a = find_algorithm(GetParam());
+  ASSERT_NE(a.closed_form, nullptr);
+  const char* models[] = {"hockney:alpha=10us,beta=0.1ns,gamma=0.05ns", "hockney:alpha=1ns,beta=1ns,gamma=0.2ns",
+                          "hockney:alpha=1us,beta=0.1ns,gamma=2ns"};
+  size_t compared = 0;
+  for (const char* spec : models) {
+    auto model = parse_model(spec);
+    for (CollOp op : a.ops) {
+      for (int p : {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 17, 24, 30, 32, 64, 100, 128}) {
+        for (uint64_t bytes : {uint64_t(8), uint64_t(7680), uint64_t(960000), uint64_t(1) << 20}) {
+          int root = has_root(op) ? p / 3 : 0;
+          Collective c = make_test_collective(op, p, root, bytes);
+          std::vector<std::string> specs{a.name};
+          if (a.variants && p <= 64)
+            for (auto& v : a.variants(c, *model)) specs.push_back(v);
+          for (auto& s : specs) {
+            auto cf = closed_form(s, c, *model);
+            if (!cf) continue;
+            const auto& h = static_cast<const HockneyModel&>(*model);
+            double predicted = cf->alpha * h.alpha() + cf->beta * h.beta() + cf->gamma * h.gamma();
+            double simulated = simulate(generate(s, c, *model), *model, {false, {}}).makespan;
+            ASSERT_NEAR(predicted, simulated, 1e-9 * std::max(1e-6, simulated))
+                << s << " " << c.describe() << " on " << spec << ": closed form " << cf->alpha << " alpha + "
+                << cf->beta << " beta-bytes + " << cf->gamma << " gamma-bytes";
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 0u) << a.name << " never produced a closed form";
+  RecordProperty("compared", int(compared));
+}
+
+std::vector<std::string> with_closed_forms() {
+  std::vector<std::string> v;
+  for (auto& a : registry())
+    if (a.closed_form) v.push_back(a.name);
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, ClosedForm, ::testing::ValuesIn(with_closed_forms()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+}  // namespace
