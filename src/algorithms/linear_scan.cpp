@@ -30,10 +30,15 @@ Schedule generate(const GenContext& ctx) {
         if (p > 1) b.send(r, 1, in);
         continue;
       }
+      // Take the own value before the prefix lands in `out`: with
+      // MPI_IN_PLACE they are the same bytes.
+      Slice next{Buf::tmp, 0, m};
+      if (r + 1 < p) {
+        next.off = b.alloc_tmp(r, m);
+        b.copy(r, next, in);
+      }
       b.recv(r, r - 1, out);
       if (r + 1 < p) {
-        Slice next{Buf::tmp, b.alloc_tmp(r, m), m};
-        b.copy(r, next, in);
         b.reduce(r, next, out);
         b.send(r, r + 1, next);
       }

@@ -65,6 +65,11 @@ struct Algorithm {
   std::string source;        // paper and section
   std::vector<std::string> params;  // accepted parameters
   bool rank_consistent = true;      // allreduce: identical result bits on every rank
+  // Collectives for which a schedule built for MPI_IN_PLACE (the builder
+  // orders accesses to the shared bytes) would deadlock or be wrong: an
+  // in-place call copies the input aside and runs the ordinary schedule
+  // (tests/algorithms/test_in_place.cpp holds this list to the validator).
+  std::vector<CollOp> copy_in_place;
   Generator generate = nullptr;
   ClosedForm closed_form = nullptr;
   // An approximate cost (e.g. uneven pieces taken as fractions) used only

@@ -48,10 +48,13 @@ Schedule generate(const GenContext& ctx) {
     // Down-sweep. run = P ⊕ own, handed to the children in rank order.
     Slice run{Buf::tmp, b.alloc_tmp(r, m), m};
     if (parent >= 0) {
-      Slice before = inclusive ? Slice{Buf::tmp, b.alloc_tmp(r, m), m} : out;
+      // The prefix arrives in scratch: with MPI_IN_PLACE `out` still holds
+      // this rank's value until the end.
+      Slice before{Buf::tmp, b.alloc_tmp(r, m), m};
       b.recv(r, parent, before);
       b.copy(r, run, before);
       b.reduce(r, run, in);
+      if (!inclusive) b.copy(r, out, before);
     } else {
       b.copy(r, run, in);
     }

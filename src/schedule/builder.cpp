@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 
 #include "util/error.hpp"
 
@@ -24,6 +25,7 @@ struct Builder::Hazards {
   // Splits so that a segment boundary exists at x (if x falls inside one).
   void writers(int rank, Slice s, std::vector<uint32_t>& out) const {
     if (s.len == 0) return;
+    s = physical(rank, s);
     const Map& m = maps[size_t(rank)][size_t(s.buf)];
     auto it = m.upper_bound(s.off);
     if (it != m.begin()) --it;
@@ -42,8 +44,19 @@ struct Builder::Hazards {
     }
   }
 
+  // With MPI_IN_PLACE `in` and `out` share memory: track both in one
+  // coordinate space (the outer of the two buffers).
+  std::vector<std::optional<int64_t>> alias;
+  Slice physical(int rank, Slice s) const {
+    if (size_t(rank) >= alias.size() || !alias[size_t(rank)] || s.buf == Buf::tmp) return s;
+    int64_t d = *alias[size_t(rank)];
+    if (d >= 0) return s.buf == Buf::in ? Slice{Buf::out, s.off + uint64_t(d), s.len} : s;
+    return s.buf == Buf::out ? Slice{Buf::in, s.off + uint64_t(-d), s.len} : s;
+  }
+
   void access(int rank, uint32_t op, Slice s, bool write, std::vector<uint32_t>& deps) {
     if (s.len == 0) return;
+    s = physical(rank, s);
     Map& m = maps[size_t(rank)][size_t(s.buf)];
     split(m, s.off);
     split(m, s.end());
@@ -94,7 +107,11 @@ struct Builder::Hazards {
 
 Builder::Builder(const Collective& coll, std::string algorithm, bool infer_deps)
     : coll_(coll), algorithm_(std::move(algorithm)), count_(size_t(coll.nranks), 0), tmp_(size_t(coll.nranks), 0) {
-  if (infer_deps) hazards_ = std::make_unique<Hazards>(coll.nranks);
+  if (infer_deps) {
+    hazards_ = std::make_unique<Hazards>(coll.nranks);
+    if (coll.in_place)
+      for (int r = 0; r < coll.nranks; ++r) hazards_->alias.push_back(coll.in_place_offset(r));
+  }
 }
 Builder::~Builder() = default;
 Builder::Builder(Builder&&) noexcept = default;

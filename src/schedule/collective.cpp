@@ -176,6 +176,43 @@ uint64_t Collective::size_bytes() const {
   }
 }
 
+std::optional<int64_t> Collective::in_place_offset(int r) const {
+  const int64_t e = elem_size;
+  switch (op) {
+    case CollOp::bcast:
+    case CollOp::barrier:
+      return std::nullopt;
+    case CollOp::reduce:
+      if (r != root) return std::nullopt;
+      return 0;
+    case CollOp::allreduce:
+    case CollOp::scan:
+    case CollOp::exscan:
+    case CollOp::reduce_scatter_block:
+    case CollOp::reduce_scatter:
+    case CollOp::alltoall:
+    case CollOp::alltoallv:
+      return 0;
+    case CollOp::gather:
+      if (r != root) return std::nullopt;
+      return int64_t(r) * int64_t(count) * e;
+    case CollOp::gatherv:
+      if (r != root) return std::nullopt;
+      return int64_t(displs[size_t(r)]) * e;
+    case CollOp::scatter:
+      if (r != root) return std::nullopt;
+      return -int64_t(r) * int64_t(count) * e;
+    case CollOp::scatterv:
+      if (r != root) return std::nullopt;
+      return -int64_t(displs[size_t(r)]) * e;
+    case CollOp::allgather:
+      return int64_t(r) * int64_t(count) * e;
+    case CollOp::allgatherv:
+      return int64_t(displs[size_t(r)]) * e;
+  }
+  return std::nullopt;
+}
+
 void Collective::check() const {
   if (nranks < 1) throw InputError(cat("group size must be at least 1, got ", nranks));
   if (has_root(op) && (root < 0 || root >= nranks))
@@ -224,6 +261,7 @@ std::string Collective::describe() const {
   }
   if (elem_size != 1) s += cat(" elem=", elem_size, "B");
   if (order_free && is_reduction(op)) s += " order-free";
+  if (in_place) s += " in-place";
   return s;
 }
 
@@ -234,6 +272,7 @@ json::Value Collective::to_json() const {
   if (has_root(op)) v["root"] = root;
   v["elem_size"] = elem_size;
   if (order_free) v["order_free"] = true;
+  if (in_place) v["in_place"] = true;
   v["count"] = count;
   if (!counts.empty()) v["counts"] = uvec(counts);
   if (!displs.empty()) v["displs"] = uvec(displs);
@@ -254,6 +293,7 @@ Collective Collective::from_json(const json::Value& v) {
   if (auto* e = v.find("elem_size")) c.elem_size = uint32_t(e->as_uint("elem_size"));
   if (auto* n = v.find("count")) c.count = n->as_uint("count");
   if (auto* o = v.find("order_free")) c.order_free = o->as_bool("order_free");
+  if (auto* o = v.find("in_place")) c.in_place = o->as_bool("in_place");
   if (auto* x = v.find("counts")) c.counts = uvec_from(*x, "counts");
   if (auto* x = v.find("displs")) c.displs = uvec_from(*x, "displs");
   if (auto* x = v.find("sendcounts")) c.sendcounts = uvec_from(*x, "sendcounts");

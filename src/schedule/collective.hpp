@@ -4,6 +4,7 @@
 // (expected_outcome).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct Collective {
   // point), an allreduce must give every rank identical bits, so only
   // rank-consistent algorithms qualify.
   bool order_free = false;
+  // MPI_IN_PLACE: the input lies inside the output (in_place_offset) on the
+  // ranks where that applies. Schedules built for it order their accesses
+  // to the shared bytes.
+  bool in_place = false;
   // bcast/reduce/allreduce/scan/exscan: vector length; gather/scatter/
   // allgather/alltoall: elements per rank (per block); reduce_scatter_block:
   // elements each rank receives.
@@ -67,6 +72,11 @@ struct Collective {
   // block for gather/scatter/allgather/alltoall/reduce_scatter_block, the
   // mean block for the v-variants, 0 for barrier.
   uint64_t size_bytes() const;
+
+  // MPI_IN_PLACE: where rank r's input lies inside its output buffer, as
+  // the byte offset in - out (negative: the output lies inside the input,
+  // scatter at the root); nullopt where MPI_IN_PLACE does not apply to r.
+  std::optional<int64_t> in_place_offset(int r) const;
 
   void check() const;  // throws InputError on inconsistent arguments
   std::string describe() const;

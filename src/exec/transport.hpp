@@ -1,0 +1,26 @@
+// The executor's view of a network: non-blocking point-to-point messages
+// between the ranks of one group, matched by (peer, tag), and a way to wait
+// for some of them to finish. The MPI transport (mpi_transport.hpp) is one
+// implementation; tests use an in-process one.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+namespace hetcoll {
+
+class Transport {
+ public:
+  using Request = size_t;  // an index the transport hands out
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Tags 0 .. tag_limit()-1 are free for the executor.
+  virtual int tag_limit() const = 0;
+  virtual Request isend(const void* buf, size_t bytes, int peer, int tag) = 0;
+  virtual Request irecv(void* buf, size_t bytes, int peer, int tag) = 0;
+  // Blocks until at least one posted request has completed; appends the
+  // completed ones to `done`. Each request completes exactly once.
+  virtual void wait_some(std::vector<Request>& done) = 0;
+};
+
+}  // namespace hetcoll

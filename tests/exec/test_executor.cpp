@@ -1,0 +1,247 @@
+// The executor runs every algorithm on real data, each rank generating only
+// its own program (as at run time), over an in-process network; the results
+// equal a serial reference computed here, and bytes outside the result keep
+// their sentinel. Reductions add signed integers of the element width.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include "../support/collectives.hpp"
+#include "algorithms/registry.hpp"
+#include "exec/executor.hpp"
+#include "local_fabric.hpp"
+#include "model/machine_model.hpp"
+
+using namespace hetcoll;
+using hetcoll::testing::LocalFabric;
+using hetcoll::testing::make_test_collective;
+using Bytes = std::vector<uint8_t>;
+
+namespace {
+constexpr uint8_t kSentinel = 0xA5;
+
+uint8_t pattern(int r, uint64_t i) { return uint8_t(r * 131 + i * 7 + 3); }
+
+// dst += src as signed integers of e bytes (wrapping), for the reference.
+void add(uint8_t* dst, const uint8_t* src, uint64_t bytes, uint32_t e) {
+  for (uint64_t k = 0; k < bytes; k += e) {
+    if (e == 1) { int8_t a, b; std::memcpy(&a, dst + k, 1); std::memcpy(&b, src + k, 1); a = int8_t(a + b); std::memcpy(dst + k, &a, 1); }
+    if (e == 4) { int32_t a, b; std::memcpy(&a, dst + k, 4); std::memcpy(&b, src + k, 4); a = int32_t(uint32_t(a) + uint32_t(b)); std::memcpy(dst + k, &a, 4); }
+    if (e == 8) { int64_t a, b; std::memcpy(&a, dst + k, 8); std::memcpy(&b, src + k, 8); a = int64_t(uint64_t(a) + uint64_t(b)); std::memcpy(dst + k, &a, 8); }
+  }
+}
+
+ElemType int_type(uint32_t e) { return e == 1 ? ElemType::i8 : e == 4 ? ElemType::i32 : ElemType::i64; }
+
+// The result of `c` computed directly from the inputs.
+std::vector<Bytes> reference(const Collective& c, const std::vector<Bytes>& in, std::vector<Bytes> out) {
+  const int p = c.nranks;
+  const uint32_t e = c.elem_size;
+  const size_t P = size_t(p);
+  auto sum_range = [&](int lo, int hi, uint64_t off, uint64_t len) {
+    Bytes acc(in[size_t(lo)].begin() + long(off), in[size_t(lo)].begin() + long(off + len));
+    for (int i = lo + 1; i < hi; ++i) add(acc.data(), in[size_t(i)].data() + off, len, e);
+    return acc;
+  };
+  auto put = [&](Bytes& dst, uint64_t off, const Bytes& src) { std::copy(src.begin(), src.end(), dst.begin() + long(off)); };
+  auto slice = [&](const Bytes& b, uint64_t off, uint64_t len) { return Bytes(b.begin() + long(off), b.begin() + long(off + len)); };
+  const uint64_t m = c.count * e;
+  switch (c.op) {
+    case CollOp::barrier: break;
+    case CollOp::bcast: for (int r = 0; r < p; ++r) out[size_t(r)] = out[size_t(c.root)]; break;
+    case CollOp::reduce: if (m) out[size_t(c.root)] = sum_range(0, p, 0, m); break;
+    case CollOp::allreduce: for (int r = 0; r < p; ++r) if (m) out[size_t(r)] = sum_range(0, p, 0, m); break;
+    case CollOp::scan: for (int r = 0; r < p; ++r) if (m) out[size_t(r)] = sum_range(0, r + 1, 0, m); break;
+    case CollOp::exscan: for (int r = 1; r < p; ++r) if (m) out[size_t(r)] = sum_range(0, r, 0, m); break;
+    case CollOp::gather: for (int i = 0; i < p; ++i) put(out[size_t(c.root)], uint64_t(i) * m, in[size_t(i)]); break;
+    case CollOp::gatherv: for (int i = 0; i < p; ++i) put(out[size_t(c.root)], c.displs[size_t(i)] * e, in[size_t(i)]); break;
+    case CollOp::scatter: for (int r = 0; r < p; ++r) out[size_t(r)] = slice(in[size_t(c.root)], uint64_t(r) * m, m); break;
+    case CollOp::scatterv:
+      for (int r = 0; r < p; ++r) out[size_t(r)] = slice(in[size_t(c.root)], c.displs[size_t(r)] * e, c.counts[size_t(r)] * e);
+      break;
+    case CollOp::allgather: for (int r = 0; r < p; ++r) for (int i = 0; i < p; ++i) put(out[size_t(r)], uint64_t(i) * m, in[size_t(i)]); break;
+    case CollOp::allgatherv:
+      for (int r = 0; r < p; ++r) for (int i = 0; i < p; ++i) put(out[size_t(r)], c.displs[size_t(i)] * e, in[size_t(i)]);
+      break;
+    case CollOp::reduce_scatter_block: for (int r = 0; r < p; ++r) if (m) out[size_t(r)] = sum_range(0, p, uint64_t(r) * m, m); break;
+    case CollOp::reduce_scatter: {
+      uint64_t off = 0;
+      for (int r = 0; r < p; ++r) {
+        uint64_t len = c.counts[size_t(r)] * e;
+        if (len) out[size_t(r)] = sum_range(0, p, off, len);
+        off += len;
+      }
+      break;
+    }
+    case CollOp::alltoall:
+      for (int r = 0; r < p; ++r) for (int i = 0; i < p; ++i) put(out[size_t(r)], uint64_t(i) * m, slice(in[size_t(i)], uint64_t(r) * m, m));
+      break;
+    case CollOp::alltoallv:
+      for (size_t r = 0; r < P; ++r)
+        for (size_t i = 0; i < P; ++i)
+          put(out[r], c.rdispls[r * P + i] * e, slice(in[i], c.sdispls[i * P + r] * e, c.sendcounts[i * P + r] * e));
+      break;
+  }
+  return out;
+}
+
+void run_case(const std::string& algo, const Collective& c, const MachineModel& model) {
+  const int p = c.nranks;
+  std::vector<Bytes> in(static_cast<size_t>(p)), out(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    in[size_t(r)].resize(c.in_bytes(r));
+    for (uint64_t i = 0; i < in[size_t(r)].size(); ++i) in[size_t(r)][i] = pattern(r, i);
+    out[size_t(r)].assign(c.out_bytes(r), kSentinel);
+  }
+  if (c.op == CollOp::bcast)
+    for (uint64_t i = 0; i < out[size_t(c.root)].size(); ++i) out[size_t(c.root)][i] = pattern(c.root, i);
+  std::vector<Bytes> expect = reference(c, in, out);
+  LocalFabric fabric(p);
+  std::vector<std::string> errors(static_cast<size_t>(p));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < p; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        Schedule s = generate(algo, c, model, r);  // this rank's program only
+        Bytes tmp(s.tmp_bytes(r) + 1);
+        ReduceFn k = is_reduction(c.op) ? reduce_kernel(ReduceOp::sum, int_type(c.elem_size)) : nullptr;
+        execute(s, r, {in[size_t(r)].data(), out[size_t(r)].data(), tmp.data()}, k, fabric.endpoint(r));
+      } catch (const std::exception& e) {
+        errors[size_t(r)] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < p; ++r) {
+    ASSERT_EQ(errors[size_t(r)], "") << algo << " " << c.describe() << " rank " << r;
+    if (c.op == CollOp::exscan && r == 0) continue;  // undefined by MPI
+    ASSERT_EQ(out[size_t(r)], expect[size_t(r)]) << algo << " " << c.describe() << " rank " << r;
+  }
+}
+
+class Executor : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Executor, RealDataMatchesTheReference) {
+  const Algorithm& a = find_algorithm(GetParam());
+  auto model = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
+  for (CollOp op : a.ops)
+    for (int p : {1, 2, 3, 4, 5, 7, 8, 12, 16})
+      for (int root : {0, p - 1})
+        for (uint64_t bytes : {0, 1, 7, 96, 1000, 8192}) {
+          if (!has_root(op) && root) continue;
+          for (int variant : {0, 2}) {
+            if (variant && !hetcoll::testing::has_variants(op)) continue;
+            run_case(a.name, make_test_collective(op, p, root, bytes, variant), *model);
+          }
+        }
+}
+
+// MPI_IN_PLACE with real data: the input sits inside the output buffer where
+// MPI puts it; in-place schedules (or a copy aside, for the algorithms that
+// need one) give the reference result.
+void run_in_place(const Algorithm& a, Collective c, const MachineModel& model) {
+  const int p = c.nranks;
+  const bool copy_aside = std::find(a.copy_in_place.begin(), a.copy_in_place.end(), c.op) != a.copy_in_place.end();
+  c.in_place = !copy_aside;
+  std::vector<Bytes> in(static_cast<size_t>(p)), out(static_cast<size_t>(p)), storage(static_cast<size_t>(p));
+  std::vector<uint64_t> in_at(static_cast<size_t>(p), 0), out_at(static_cast<size_t>(p), 0);
+  for (int r = 0; r < p; ++r) {
+    in[size_t(r)].resize(c.in_bytes(r));
+    for (uint64_t i = 0; i < in[size_t(r)].size(); ++i) in[size_t(r)][i] = pattern(r, i);
+    out[size_t(r)].assign(c.out_bytes(r), kSentinel);
+    auto d = c.in_place_offset(r);
+    if (d) {
+      in_at[size_t(r)] = uint64_t(std::max<int64_t>(0, *d));
+      out_at[size_t(r)] = uint64_t(std::max<int64_t>(0, -*d));
+    }
+    uint64_t size = d ? std::max(in_at[size_t(r)] + c.in_bytes(r), out_at[size_t(r)] + c.out_bytes(r)) : 0;
+    storage[size_t(r)].assign(size, kSentinel);
+    if (d) std::copy(in[size_t(r)].begin(), in[size_t(r)].end(), storage[size_t(r)].begin() + long(in_at[size_t(r)]));
+    // The reference sees what MPI promises: out's bytes as they are before the call.
+    if (d) out[size_t(r)] = Bytes(storage[size_t(r)].begin() + long(out_at[size_t(r)]),
+                                  storage[size_t(r)].begin() + long(out_at[size_t(r)] + c.out_bytes(r)));
+  }
+  std::vector<Bytes> expect = reference(c, in, out);
+  LocalFabric fabric(p);
+  std::vector<std::string> errors(static_cast<size_t>(p));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < p; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        Schedule s = generate(a.name, c, model, r);
+        Bytes tmp(s.tmp_bytes(r) + 1), aside;
+        Bindings bind{in[size_t(r)].data(), out[size_t(r)].data(), tmp.data()};
+        if (c.in_place_offset(r)) {
+          uint8_t* base = storage[size_t(r)].data();
+          bind.in = base + in_at[size_t(r)];
+          bind.out = base + out_at[size_t(r)];
+          if (copy_aside) {
+            aside.assign(base + in_at[size_t(r)], base + in_at[size_t(r)] + c.in_bytes(r));
+            bind.in = aside.data();
+          }
+        }
+        ReduceFn k = is_reduction(c.op) ? reduce_kernel(ReduceOp::sum, int_type(c.elem_size)) : nullptr;
+        execute(s, r, bind, k, fabric.endpoint(r));
+      } catch (const std::exception& e) {
+        errors[size_t(r)] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < p; ++r) {
+    ASSERT_EQ(errors[size_t(r)], "") << a.name << " " << c.describe() << " rank " << r;
+    if (c.op == CollOp::exscan && r == 0) continue;
+    Bytes got = c.in_place_offset(r) ? Bytes(storage[size_t(r)].begin() + long(out_at[size_t(r)]),
+                                             storage[size_t(r)].begin() + long(out_at[size_t(r)] + c.out_bytes(r)))
+                                     : out[size_t(r)];
+    ASSERT_EQ(got, expect[size_t(r)]) << a.name << " in place " << c.describe() << " rank " << r;
+  }
+}
+
+TEST_P(Executor, InPlaceMatchesTheReference) {
+  const Algorithm& a = find_algorithm(GetParam());
+  auto model = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
+  for (CollOp op : a.ops) {
+    if (op == CollOp::bcast || op == CollOp::barrier) continue;
+    for (int p : {1, 2, 3, 5, 8})
+      for (int root : {0, p - 1})
+        for (uint64_t bytes : {7, 96}) {
+          if (!has_root(op) && root) continue;
+          for (int variant : {0, 2}) {
+            if (variant && !hetcoll::testing::has_variants(op)) continue;
+            run_in_place(a, make_test_collective(op, p, root, bytes, variant), *model);
+          }
+        }
+  }
+}
+
+TEST(Executor, OneRankProgramsEqualTheFullSchedule) {
+  auto model = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
+  for (auto& a : registry())
+    for (CollOp op : a.ops)
+      for (int p : {5, 12}) {
+        Collective c = make_test_collective(op, p, p - 1, 999, 2);
+        Schedule full = generate(a.name, c, *model);
+        for (int r = 0; r < p; ++r) {
+          Schedule mine = generate(a.name, c, *model, r);
+          ASSERT_EQ(mine.num_ops(r), full.num_ops(r)) << a.name << " rank " << r;
+          EXPECT_EQ(mine.tmp_bytes(r), full.tmp_bytes(r)) << a.name << " rank " << r;
+          for (size_t i = 0; i < full.num_ops(r); ++i) {
+            const Op &x = full.op(r, i), &y = mine.op(r, i);
+            ASSERT_TRUE(x.kind == y.kind && x.peer == y.peer && x.slice().str() == y.slice().str() &&
+                        std::vector<uint32_t>(full.deps_begin(r, i), full.deps_end(r, i)) ==
+                            std::vector<uint32_t>(mine.deps_begin(r, i), mine.deps_end(r, i)))
+                << a.name << " " << c.describe() << " rank " << r << " op " << i;
+          }
+        }
+      }
+}
+
+std::vector<std::string> all_names() {
+  std::vector<std::string> v;
+  for (auto& a : registry()) v.push_back(a.name);
+  return v;
+}
+INSTANTIATE_TEST_SUITE_P(Registry, Executor, ::testing::ValuesIn(all_names()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+}  // namespace

@@ -1,0 +1,95 @@
+// Reduction kernels: defined exactly where MPI defines them, with the
+// results MPI specifies (including MINLOC/MAXLOC ties and complex products).
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <cstring>
+
+#include "exec/reduce_kernels.hpp"
+
+using namespace hetcoll;
+
+namespace {
+bool is_int(ElemType t) { return int(t) <= int(ElemType::u64); }
+bool is_float(ElemType t) { return t == ElemType::f32 || t == ElemType::f64 || t == ElemType::f80; }
+bool is_complex(ElemType t) { return t == ElemType::c32 || t == ElemType::c64 || t == ElemType::c80; }
+bool is_pair(ElemType t) { return int(t) >= int(ElemType::float_int); }
+}  // namespace
+
+TEST(ReduceKernels, DefinedExactlyWhereMpiDefinesThem) {
+  for (int ti = 0; ti < kNumElemTypes; ++ti)
+    for (int oi = 0; oi < kNumReduceOps; ++oi) {
+      auto t = ElemType(ti);
+      auto o = ReduceOp(oi);
+      bool expected;
+      switch (o) {
+        case ReduceOp::max: case ReduceOp::min: expected = is_int(t) || is_float(t); break;
+        case ReduceOp::sum: case ReduceOp::prod: expected = is_int(t) || is_float(t) || is_complex(t); break;
+        case ReduceOp::land: case ReduceOp::lor: case ReduceOp::lxor: expected = is_int(t) || t == ElemType::boolean; break;
+        case ReduceOp::band: case ReduceOp::bor: case ReduceOp::bxor: expected = is_int(t) || t == ElemType::byte; break;
+        case ReduceOp::maxloc: case ReduceOp::minloc: expected = is_pair(t); break;
+        default: expected = false;
+      }
+      EXPECT_EQ(reduce_kernel(o, t) != nullptr, expected) << reduce_op_name(o) << " on " << elem_type_name(t);
+    }
+}
+
+TEST(ReduceKernels, IntegerResults) {
+  int32_t a[5] = {1, -7, 12, 0, 2147483647}, b[5] = {3, 4, 12, -1, 1};
+  auto run = [&](ReduceOp o) {
+    int32_t x[5];
+    std::memcpy(x, a, sizeof x);
+    reduce_kernel(o, ElemType::i32)(x, b, 5);
+    return std::vector<int32_t>(x, x + 5);
+  };
+  EXPECT_EQ(run(ReduceOp::sum), (std::vector<int32_t>{4, -3, 24, -1, int32_t(0x80000000u)}));
+  EXPECT_EQ(run(ReduceOp::prod), (std::vector<int32_t>{3, -28, 144, 0, 2147483647}));
+  EXPECT_EQ(run(ReduceOp::max), (std::vector<int32_t>{3, 4, 12, 0, 2147483647}));
+  EXPECT_EQ(run(ReduceOp::min), (std::vector<int32_t>{1, -7, 12, -1, 1}));
+  EXPECT_EQ(run(ReduceOp::land), (std::vector<int32_t>{1, 1, 1, 0, 1}));
+  EXPECT_EQ(run(ReduceOp::lor), (std::vector<int32_t>{1, 1, 1, 1, 1}));
+  EXPECT_EQ(run(ReduceOp::lxor), (std::vector<int32_t>{0, 0, 0, 1, 0}));
+  EXPECT_EQ(run(ReduceOp::band), (std::vector<int32_t>{1 & 3, -7 & 4, 12, 0, 1}));
+  EXPECT_EQ(run(ReduceOp::bor), (std::vector<int32_t>{3, -7 | 4, 12, -1, 2147483647}));
+  EXPECT_EQ(run(ReduceOp::bxor), (std::vector<int32_t>{2, -7 ^ 4, 0, -1, 2147483646}));
+}
+
+TEST(ReduceKernels, LocationPairsPreferTheSmallerIndexOnTies) {
+  struct DI { double v; int i; };
+  DI x[3] = {{1.5, 4}, {2.0, 9}, {-3.0, 2}}, y[3] = {{1.5, 2}, {1.0, 1}, {-3.0, 7}};
+  EXPECT_EQ(sizeof(DI), elem_bytes(ElemType::double_int));
+  DI a[3];
+  std::memcpy(a, x, sizeof a);
+  reduce_kernel(ReduceOp::minloc, ElemType::double_int)(a, y, 3);
+  EXPECT_EQ(a[0].i, 2);
+  EXPECT_EQ(a[1].v, 1.0);
+  EXPECT_EQ(a[1].i, 1);
+  EXPECT_EQ(a[2].i, 2);
+  std::memcpy(a, x, sizeof a);
+  reduce_kernel(ReduceOp::maxloc, ElemType::double_int)(a, y, 3);
+  EXPECT_EQ(a[0].i, 2);
+  EXPECT_EQ(a[1].v, 2.0);
+  EXPECT_EQ(a[1].i, 9);
+  EXPECT_EQ(a[2].i, 2);
+}
+
+TEST(ReduceKernels, ComplexAndFloat) {
+  std::complex<double> a[2] = {{1, 2}, {0, 1}}, b[2] = {{3, -1}, {0, 1}};
+  reduce_kernel(ReduceOp::prod, ElemType::c64)(a, b, 2);
+  EXPECT_EQ(a[0], std::complex<double>(5, 5));
+  EXPECT_EQ(a[1], std::complex<double>(-1, 0));
+  float f[2] = {1.5f, -2.0f}, g[2] = {0.25f, -3.0f};
+  reduce_kernel(ReduceOp::sum, ElemType::f32)(f, g, 2);
+  EXPECT_EQ(f[0], 1.75f);
+  EXPECT_EQ(f[1], -5.0f);
+  bool p[3] = {true, false, true}, q[3] = {true, true, false};
+  reduce_kernel(ReduceOp::lxor, ElemType::boolean)(p, q, 3);
+  EXPECT_EQ(std::vector<bool>(p, p + 3), (std::vector<bool>{false, true, true}));
+}
+
+TEST(ReduceKernels, OrderFreedom) {
+  EXPECT_TRUE(order_free(ReduceOp::sum, ElemType::i64));
+  EXPECT_TRUE(order_free(ReduceOp::bxor, ElemType::byte));
+  EXPECT_FALSE(order_free(ReduceOp::sum, ElemType::f64));
+  EXPECT_FALSE(order_free(ReduceOp::prod, ElemType::c32));
+}
