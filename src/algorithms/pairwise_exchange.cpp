@@ -53,6 +53,7 @@ Algorithm pairwise_exchange_algorithm() {
   a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
   a.generate = generate;
   a.closed_form = closed;
+  a.local_counts = true;
   a.copy_in_place = {CollOp::alltoall, CollOp::alltoallv};  // a block is overwritten before it is sent
   return a;
 }

@@ -70,6 +70,9 @@ struct Algorithm {
   // in-place call copies the input aside and runs the ordinary schedule
   // (tests/algorithms/test_in_place.cpp holds this list to the validator).
   std::vector<CollOp> copy_in_place;
+  // A rank's program needs only that rank's own counts (gatherv, scatterv,
+  // alltoallv, where MPI gives no rank all of them).
+  bool local_counts = false;
   Generator generate = nullptr;
   ClosedForm closed_form = nullptr;
   // An approximate cost (e.g. uneven pieces taken as fractions) used only

@@ -50,6 +50,7 @@ Algorithm spread_alltoall_algorithm() {
   a.source = "MPICH isend/irecv alltoall";
   a.generate = generate;
   a.closed_form = closed;
+  a.local_counts = true;
   a.copy_in_place = {CollOp::alltoall, CollOp::alltoallv};  // a block is overwritten before it is sent
   return a;
 }

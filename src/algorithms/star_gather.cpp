@@ -46,6 +46,7 @@ Algorithm star_gather_algorithm() {
   a.source = "Banikazemi et al. 1999 §3.3 (MPICH gather)";
   a.generate = generate;
   a.closed_form = closed;
+  a.local_counts = true;
   return a;
 }
 }  // namespace hetcoll

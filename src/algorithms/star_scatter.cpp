@@ -46,6 +46,7 @@ Algorithm star_scatter_algorithm() {
   a.source = "Banikazemi et al. 1999 §3.2 (MPICH scatter)";
   a.generate = generate;
   a.closed_form = closed;
+  a.local_counts = true;
   return a;
 }
 }  // namespace hetcoll

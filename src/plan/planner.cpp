@@ -188,9 +188,14 @@ Decision Planner::decide(const Collective& c, uint64_t group_key, const std::vec
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
+    if (it != cache_.end()) {
+      Decision cached = it->second;
+      cached.fresh = false;
+      return cached;
+    }
   }
   Decision d;
+  d.fresh = true;
   if (auto forced = overrides_.match(c)) {
     d.algorithm = *forced;
     d.forced = true;
@@ -205,8 +210,11 @@ Decision Planner::decide(const Collective& c, uint64_t group_key, const std::vec
       d.runner_up_predicted = r.candidates[1].predicted;
     }
   }
+  Decision stored = d;
+  stored.fresh = false;
   std::lock_guard<std::mutex> lock(mu_);
-  return cache_.emplace(key, d).first->second;
+  auto [it, inserted] = cache_.emplace(key, stored);
+  return inserted ? d : it->second;  // another thread may have decided meanwhile
 }
 
 }  // namespace hetcoll

@@ -56,6 +56,7 @@ struct Decision {
   std::string runner_up;  // empty if there was no other candidate
   double runner_up_predicted = 0;
   bool forced = false;    // by an override
+  bool fresh = false;     // planned by this call (not from the cache)
 };
 
 // Size bins of the cache: 0 for 0 bytes, then four per octave.

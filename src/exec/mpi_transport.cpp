@@ -1,0 +1,99 @@
+#include "exec/mpi_transport.hpp"
+
+#include <climits>
+
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+namespace {
+constexpr size_t kChunk = size_t(1) << 30;  // bytes per MPI message, < INT_MAX
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    PMPI_Error_string(rc, msg, &len);
+    throw ScheduleError(cat(what, " failed: ", std::string(msg, size_t(len))));
+  }
+}
+}  // namespace
+
+MpiTransport::CommInfo MpiTransport::query(MPI_Comm comm) {
+  CommInfo info;
+  check(PMPI_Comm_rank(comm, &info.rank), "MPI_Comm_rank");
+  check(PMPI_Comm_size(comm, &info.size), "MPI_Comm_size");
+  void* ub = nullptr;
+  int flag = 0;
+  check(PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr(MPI_TAG_UB)");
+  if (flag && ub) info.tag_limit = *static_cast<int*>(ub) < INT_MAX ? *static_cast<int*>(ub) + 1 : INT_MAX;
+  return info;
+}
+
+MpiTransport::MpiTransport(MPI_Comm comm, const CommInfo& info)
+    : comm_(comm), rank_(info.rank), size_(info.size), tag_limit_(info.tag_limit) {}
+
+MpiTransport::~MpiTransport() {
+  // Requests left behind only after an error: cancel and free them.
+  for (MPI_Request& r : active_)
+    if (r != MPI_REQUEST_NULL) {
+      PMPI_Cancel(&r);
+      PMPI_Request_free(&r);
+    }
+}
+
+template <class Post>
+Transport::Request MpiTransport::post(size_t bytes, Post&& chunk) {
+  Request id = next_++;
+  uint32_t n = 0;
+  size_t off = 0;
+  do {  // zero-byte messages still go: they carry synchronisation
+    size_t len = std::min(kChunk, bytes - off);
+    MPI_Request r;
+    chunk(off, len, &r);
+    active_.push_back(r);
+    owner_.push_back(id);
+    ++n;
+    off += len;
+  } while (off < bytes);
+  chunks_left_.push_back(n);
+  return id;
+}
+
+Transport::Request MpiTransport::isend(const void* buf, size_t bytes, int peer, int tag) {
+  const char* p = static_cast<const char*>(buf);
+  return post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
+    check(PMPI_Isend(p + off, int(len), MPI_BYTE, peer, tag, comm_, r), "MPI_Isend");
+  });
+}
+
+Transport::Request MpiTransport::irecv(void* buf, size_t bytes, int peer, int tag) {
+  char* p = static_cast<char*>(buf);
+  return post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
+    check(PMPI_Irecv(p + off, int(len), MPI_BYTE, peer, tag, comm_, r), "MPI_Irecv");
+  });
+}
+
+void MpiTransport::wait_some(std::vector<Request>& done) {
+  if (active_.empty()) throw ScheduleError("wait on a transport with nothing posted");
+  indices_.resize(active_.size());
+  int outcount = 0;
+  check(PMPI_Waitsome(int(active_.size()), active_.data(), &outcount, indices_.data(), MPI_STATUSES_IGNORE),
+        "MPI_Waitsome");
+  for (int k = 0; k < outcount; ++k) {
+    Request id = owner_[size_t(indices_[size_t(k)])];
+    if (--chunks_left_[id] == 0) done.push_back(id);
+  }
+  // Drop the finished requests (Waitsome set them to MPI_REQUEST_NULL).
+  size_t keep = 0;
+  for (size_t i = 0; i < active_.size(); ++i)
+    if (active_[i] != MPI_REQUEST_NULL) {
+      active_[keep] = active_[i];
+      owner_[keep] = owner_[i];
+      ++keep;
+    }
+  active_.resize(keep);
+  owner_.resize(keep);
+}
+
+}  // namespace hetcoll

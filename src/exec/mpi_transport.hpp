@@ -1,0 +1,44 @@
+// The MPI transport: PMPI_Isend / PMPI_Irecv on a communicator (the PMPI
+// layer's private duplicate) and PMPI_Waitsome. Messages longer than
+// INT_MAX bytes go as several chunks with the same tag, in order.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "exec/transport.hpp"
+
+namespace hetcoll {
+
+class MpiTransport : public Transport {
+ public:
+  // rank, size and tag limit of `comm` (one query per communicator).
+  struct CommInfo {
+    int rank = 0, size = 0, tag_limit = 32768;
+  };
+  static CommInfo query(MPI_Comm comm);
+
+  MpiTransport(MPI_Comm comm, const CommInfo& info);
+  ~MpiTransport() override;
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int tag_limit() const override { return tag_limit_; }
+  Request isend(const void* buf, size_t bytes, int peer, int tag) override;
+  Request irecv(void* buf, size_t bytes, int peer, int tag) override;
+  void wait_some(std::vector<Request>& done) override;
+
+ private:
+  template <class Post>
+  Request post(size_t bytes, Post&& chunk);
+
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 0, tag_limit_ = 32768;
+  std::vector<MPI_Request> active_;   // posted MPI requests
+  std::vector<Request> owner_;        // the transport request of each
+  std::vector<uint32_t> chunks_left_; // per transport request
+  std::vector<int> indices_;
+  Request next_ = 0;
+};
+
+}  // namespace hetcoll

@@ -1,0 +1,21 @@
+# Runs the plain MPI program twice: natively, then with LD_PRELOAD of
+# libhetcoll_mpi.so and HETCOLL_DEBUG=explain. Both must succeed; only the
+# second may (and must) show hetcoll's decisions.
+foreach(mode native preload)
+  set(args -n 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp)
+  if(mode STREQUAL preload)
+    list(APPEND args -x LD_PRELOAD=${LIB} -x HETCOLL_DEBUG=explain)
+  endif()
+  execute_process(COMMAND ${MPIRUN} ${args} ${APP} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${mode}: rc=${rc}\n${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${mode} run failed")
+  endif()
+  string(FIND "${err}" "hetcoll: allreduce p=4" found)
+  if(mode STREQUAL native AND NOT found EQUAL -1)
+    message(FATAL_ERROR "hetcoll ran without LD_PRELOAD")
+  endif()
+  if(mode STREQUAL preload AND found EQUAL -1)
+    message(FATAL_ERROR "LD_PRELOAD did not put hetcoll in charge")
+  endif()
+endforeach()

@@ -1,0 +1,60 @@
+// MPI_THREAD_MULTIPLE: collectives on different communicators from
+// different threads at the same time, each verified.
+//   mpirun -n K mpi_threads
+#include <mpi.h>
+
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "hetcoll.h"
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank, p;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    if (rank == 0) std::printf("mpi_threads: MPI_THREAD_MULTIPLE not provided; skipped\n");
+    MPI_Finalize();
+    return 77;
+  }
+  const int threads = 3, iters = 300;
+  std::vector<MPI_Comm> comms(threads);
+  for (auto& c : comms) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  std::vector<long> bad(threads, 0);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      MPI_Comm comm = comms[size_t(t)];
+      std::vector<int> x(257), y(257), a(size_t(p) * 3), b(size_t(p) * 3);
+      for (int it = 0; it < iters; ++it) {
+        for (size_t i = 0; i < x.size(); ++i) x[i] = rank + int(i) + it + t;
+        MPI_Allreduce(x.data(), y.data(), int(x.size()), MPI_INT, MPI_SUM, comm);
+        for (size_t i = 0; i < y.size(); ++i)
+          if (y[i] != p * (p - 1) / 2 + p * (int(i) + it + t)) ++bad[size_t(t)];
+        int v = rank == it % p ? it * 7 + t : -1;
+        MPI_Bcast(&v, 1, MPI_INT, it % p, comm);
+        if (v != it * 7 + t) ++bad[size_t(t)];
+        for (int j = 0; j < p; ++j)
+          for (int k = 0; k < 3; ++k) a[size_t(j) * 3 + size_t(k)] = rank * 1000 + j * 10 + k + t;
+        MPI_Alltoall(a.data(), 3, MPI_INT, b.data(), 3, MPI_INT, comm);
+        for (int j = 0; j < p; ++j)
+          for (int k = 0; k < 3; ++k)
+            if (b[size_t(j) * 3 + size_t(k)] != j * 1000 + rank * 10 + k + t) ++bad[size_t(t)];
+      }
+    });
+  for (auto& th : pool) th.join();
+  long total = 0;
+  for (long x : bad) total += x;
+  PMPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  char algo[128];
+  hetcoll_last_algorithm(comms[0], algo, sizeof algo);
+  if (rank == 0)
+    std::printf("mpi_threads p=%d: %d threads x %d iterations, %ld wrong results (last on comm 0: %s)\n", p, threads, iters,
+                total, algo);
+  for (auto& c : comms) MPI_Comm_free(&c);
+  MPI_Finalize();
+  return total || algo[0] == 0 ? 1 : 0;
+}
