@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     auto t0 = Clock::now();
     Schedule s = generate("lambda_tree", Collective::make(CollOp::bcast, n, 512, 0), model);
     auto t1 = Clock::now();
-    SimResult r = simulate(s, model, {false, {}});
+    SimResult r = simulate(s, model, {false, false, {}});
     auto t2 = Clock::now();
     double expect = postal::Table(lambda, uint64_t(n)).T(uint64_t(n));
     std::printf("%s  {\"n\": %d, \"ops\": %zu, \"build_s\": %.3f, \"simulate_s\": %.3f, \"total_s\": %.3f, "

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Shared set-up for the README's two commands (sourced by demo.sh and
 # test.sh): system packages (apt-get, when root and something is missing),
-# a virtual environment in .venv, and the build (C++ core, tests,
-# benchmarks, Python extension) in build/py. Safe to run again: it only does
+# a virtual environment in .venv, and the build (C++ core, MPI libraries,
+# tests, benchmarks, Python extension) in build/py. Safe to run again: it only does
 # what is missing, and the build is incremental.
 set -euo pipefail
 HETCOLL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HETCOLL_ROOT"
 
 # Debian packages: compiler and build tools, GoogleTest, Graphviz (tree
-# renderings), Python's venv module.
-need_pkgs=(g++ cmake ninja-build libgtest-dev graphviz python3-venv python3-dev)
+# renderings), Python's venv module, Open MPI (the MPI layer and its tests).
+need_pkgs=(g++ cmake ninja-build libgtest-dev graphviz python3-venv python3-dev openmpi-bin libopenmpi-dev)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${need_pkgs[@]}"; do

@@ -342,6 +342,40 @@ def cmd_crossovers(args) -> int:
     return 0
 
 
+def library_paths() -> dict:
+    """Where the installed MPI libraries and the C header are."""
+    from pathlib import Path
+
+    base = Path(__file__).resolve().parent
+    return {
+        "preload": str(base / "lib" / "libhetcoll_mpi.so"),
+        "capi": str(base / "lib" / "libhetcoll.so"),
+        "include": str(base / "include"),
+    }
+
+
+def cmd_lib(args) -> int:
+    paths = library_paths()
+    from pathlib import Path
+
+    if not Path(paths["preload"]).exists():
+        raise CliError("the MPI libraries were not built (no MPI found at build time: "
+                       "apt-get install libopenmpi-dev, then pip install . again)")
+    if args.json:
+        _emit_json(paths)
+    else:
+        print(paths[args.which])
+    return 0
+
+
+def cmd_bench_report(args) -> int:
+    from .benchreport import write_report
+
+    for line in write_report(args.results, args.markdown, args.png):
+        print(line)
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -431,6 +465,19 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--png", metavar="FILE", help="plot the ranges (Figs. 6-7) and table sizes (Fig. 9)")
     ar.add_argument("--json", action="store_true")
     ar.set_defaults(func=cmd_alpha_range)
+
+    lb = sub.add_parser("lib", help="path of libhetcoll_mpi.so, for LD_PRELOAD=$(hetcoll lib) mpirun ...")
+    lb.add_argument("which", nargs="?", choices=["preload", "capi", "include"], default="preload",
+                    help="preload: libhetcoll_mpi.so (MPI_* replaced); capi: libhetcoll.so (hetcoll_* only); "
+                    "include: the directory of hetcoll.h")
+    lb.add_argument("--json", action="store_true", help="all three paths")
+    lb.set_defaults(func=cmd_lib)
+
+    br = sub.add_parser("bench-report", help="tables and a plot from bench_mpi results (hetcoll vs native MPI)")
+    br.add_argument("results", nargs="+", help="JSON files written by bench_mpi (one per rank count)")
+    br.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
+    br.add_argument("--png", metavar="FILE", help="plot native/hetcoll time ratios by size")
+    br.set_defaults(func=cmd_bench_report)
 
     d = sub.add_parser("demo", help="a short tour: tables, trees, plans, predictions")
     d.add_argument("--out", default="results/demo", help="directory for the figures (default results/demo)")

@@ -189,7 +189,8 @@ namespace hetcoll {
 
 std::optional<Terms> closed_form(const std::string& spec, const Collective& coll, const MachineModel& model) {
   auto* h = dynamic_cast<const HockneyModel*>(&model);
-  if (!h || h->copy() > 0) return std::nullopt;  // closed forms count no copy time
+  // Closed forms count no copy time and assume receives overlap local work.
+  if (!h || h->copy() > 0 || !h->overlap()) return std::nullopt;
   AlgorithmSpec as = parse_algorithm_spec(spec);
   const Algorithm& a = find_algorithm(as.name);
   if (!a.closed_form || !a.supports(coll.op)) return std::nullopt;

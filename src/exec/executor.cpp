@@ -1,7 +1,8 @@
 #include "exec/executor.hpp"
 
+#include <algorithm>
 #include <cstring>
-#include <queue>
+#include <functional>
 #include <unordered_map>
 
 #include "util/error.hpp"
@@ -9,6 +10,8 @@
 namespace hetcoll {
 
 namespace {
+constexpr uint64_t kFuseBlock = 16384;  // bytes per copy+reduce step: stays in L1
+
 char* address(const Bindings& b, Buf buf, uint64_t off) {
   switch (buf) {
     case Buf::in: return const_cast<char*>(static_cast<const char*>(b.in)) + off;
@@ -17,91 +20,242 @@ char* address(const Bindings& b, Buf buf, uint64_t off) {
   }
   return nullptr;
 }
+// Interval bookkeeping for fuse_input_copies: the bytes of one copy not yet
+// touched by a later op, as sorted disjoint [lo, hi) pairs.
+struct Untouched {
+  std::vector<std::pair<uint64_t, uint64_t>> parts;
+  // How much of [lo, hi) is still untouched: 0 none, 1 part, 2 all.
+  int covers(uint64_t lo, uint64_t hi) const {
+    uint64_t got = 0;
+    for (auto& [a, b] : parts) got += std::max(a, lo) < std::min(b, hi) ? std::min(b, hi) - std::max(a, lo) : 0;
+    return got == 0 ? 0 : got == hi - lo ? 2 : 1;
+  }
+  void remove(uint64_t lo, uint64_t hi) {
+    std::vector<std::pair<uint64_t, uint64_t>> next;
+    for (auto& [a, b] : parts) {
+      if (b <= lo || hi <= a) {
+        next.push_back({a, b});
+        continue;
+      }
+      if (a < lo) next.push_back({a, lo});
+      if (hi < b) next.push_back({hi, b});
+    }
+    parts.swap(next);
+  }
+};
+
+// Decides, for the copy at index c (dst = in[...]), whether every byte of it
+// is first touched by a reduction into exactly untouched bytes (fused) or
+// by a write (dead), and if so applies it.
+bool fuse_input_copy(std::vector<ExecOp>& ops, const Schedule& s, int rank, size_t c) {
+  const ExecOp copy = ops[c];
+  const Buf D = copy.buf;
+  Untouched u{{{copy.off, copy.off + copy.len}}};
+  std::vector<std::pair<size_t, uint64_t>> fused;  // reduce index, its init offset in `in`
+  auto depends_on_copy = [&](size_t j) {
+    for (auto* d = s.deps_begin(rank, j); d != s.deps_end(rank, j); ++d)
+      if (*d == c) return true;
+    return false;
+  };
+  for (size_t j = c + 1; j < ops.size() && !u.parts.empty(); ++j) {
+    const ExecOp& o = ops[j];
+    if (o.len == 0) continue;
+    // Reads of untouched bytes need the copy.
+    const bool reads_src = (o.kind == OpKind::copy || o.kind == OpKind::reduce) && o.src_buf == D &&
+                           u.covers(o.src_off, o.src_off + o.len) != 0;
+    const bool reads_dst = (o.kind == OpKind::send || o.kind == OpKind::reduce) && o.buf == D;
+    if (reads_src) return false;
+    if (o.kind == OpKind::send) {
+      if (reads_dst && u.covers(o.off, o.off + o.len) != 0) return false;
+      continue;
+    }
+    if (o.buf != D) continue;
+    const int cov = u.covers(o.off, o.off + o.len);
+    if (cov == 0) continue;
+    if (o.kind == OpKind::reduce) {
+      // A reduction into untouched bytes fuses only if they are all
+      // untouched and it follows the copy directly.
+      if (cov != 2 || !depends_on_copy(j)) return false;
+      fused.push_back({j, copy.src_off + (o.off - copy.off)});
+    }
+    u.remove(o.off, o.off + o.len);  // reduced or overwritten
+  }
+  if (!u.parts.empty() && D != Buf::tmp) return false;  // output bytes nobody wrote
+  for (auto& [j, init] : fused) {
+    ops[j].fused_init = true;
+    ops[j].init_off = init;
+  }
+  ops[c].len = 0;  // the copy is done by the reductions (or not needed)
+  return true;
+}
+
 }  // namespace
 
-void execute(const Schedule& s, int rank, const Bindings& b, ReduceFn reduce, Transport& t) {
+ExecProgram compile(const Schedule& s, int rank, int tag_limit, bool fuse) {
+  ExecProgram p;
+  p.algorithm = s.algorithm;
+  p.elem_size = s.coll.elem_size;
+  p.tmp_bytes = s.tmp_bytes(rank);
   const size_t n = s.num_ops(rank);
-  if (n == 0) return;
-  const uint32_t elem = s.coll.elem_size;
-  const int tag_limit = t.tag_limit();
-
-  // Dependents and remaining dependency counts, local to this rank.
-  std::vector<uint32_t> remaining(n), dep_begin(n + 1, 0), dependents;
+  p.ops.reserve(n);
+  p.dep_count.resize(n);
+  p.dependents_at.assign(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
-    remaining[i] = s.op(rank, i).dep_count;
-    for (auto* d = s.deps_begin(rank, i); d != s.deps_end(rank, i); ++d) ++dep_begin[*d + 1];
+    ExecOp o;
+    static_cast<Op&>(o) = s.op(rank, i);
+    p.ops.push_back(o);
+    p.has_reduce |= p.ops.back().kind == OpKind::reduce && p.ops.back().len > 0;
+    p.dep_count[i] = s.op(rank, i).dep_count;
+    for (auto* d = s.deps_begin(rank, i); d != s.deps_end(rank, i); ++d) ++p.dependents_at[*d + 1];
+    if (p.dep_count[i] == 0)
+      (p.ops.back().kind == OpKind::recv ? p.initial_recvs : p.initially_ready).push_back(uint32_t(i));
   }
-  for (size_t i = 0; i < n; ++i) dep_begin[i + 1] += dep_begin[i];
-  dependents.resize(dep_begin[n]);
-  {
-    std::vector<uint32_t> fill(dep_begin.begin(), dep_begin.end() - 1);
-    for (size_t i = 0; i < n; ++i)
-      for (auto* d = s.deps_begin(rank, i); d != s.deps_end(rank, i); ++d) dependents[fill[*d]++] = uint32_t(i);
-  }
-  // Tags: per peer, the sequence number of each message in program order.
-  std::vector<int> tag(n, 0);
-  {
-    std::unordered_map<int, uint32_t> sent, received;
-    for (size_t i = 0; i < n; ++i) {
-      const Op& o = s.op(rank, i);
-      if (o.kind == OpKind::send) tag[i] = int(sent[o.peer]++ % uint32_t(tag_limit));
-      if (o.kind == OpKind::recv) tag[i] = int(received[o.peer]++ % uint32_t(tag_limit));
-    }
-  }
-
-  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> ready;
+  for (size_t i = 0; i < n; ++i) p.dependents_at[i + 1] += p.dependents_at[i];
+  p.dependents.resize(p.dependents_at[n]);
+  std::vector<uint32_t> fill(p.dependents_at.begin(), p.dependents_at.end() - 1);
   for (size_t i = 0; i < n; ++i)
-    if (remaining[i] == 0) ready.push(uint32_t(i));
-  std::unordered_map<Transport::Request, uint32_t> in_flight;
-  std::vector<Transport::Request> done;
-  size_t completed = 0;
+    for (auto* d = s.deps_begin(rank, i); d != s.deps_end(rank, i); ++d) p.dependents[fill[*d]++] = uint32_t(i);
+  if (fuse && !s.coll.in_place)
+    for (size_t c = 0; c < n; ++c) {
+      const ExecOp& o = p.ops[c];
+      if (o.kind == OpKind::copy && o.src_buf == Buf::in && o.buf != Buf::in && o.len > 0 &&
+          fuse_input_copy(p.ops, s, rank, c))
+        ++p.fused_copies;
+    }
+  // Tags: per peer, the sequence number of each message in program order.
+  p.tag.assign(n, 0);
+  std::unordered_map<int, uint32_t> sent, received;
+  const uint32_t limit = uint32_t(std::max(tag_limit, 1));
+  for (size_t i = 0; i < n; ++i) {
+    const Op& o = p.ops[i];
+    if (o.kind == OpKind::send) p.tag[i] = int(sent[o.peer]++ % limit);
+    if (o.kind == OpKind::recv) p.tag[i] = int(received[o.peer]++ % limit);
+  }
+  return p;
+}
+
+void Transport::send(const void* buf, size_t bytes, int peer, int tag) {
+  isend(buf, bytes, peer, tag);
+  std::vector<Request> done;
+  while (done.empty()) wait_some(done);
+}
+
+void Transport::recv(void* buf, size_t bytes, int peer, int tag) {
+  irecv(buf, bytes, peer, tag);
+  std::vector<Request> done;
+  while (done.empty()) wait_some(done);
+}
+
+void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t, ExecScratch& x) {
+  const size_t n = p.ops.size();
+  if (n == 0) return;
+  if (p.has_reduce && !reduce) throw ScheduleError(cat(p.algorithm, ": a reduction without a combining kernel"));
+  x.remaining.assign(p.dep_count.begin(), p.dep_count.end());
+  // A min-heap of ready ops: program order among the ready ones.
+  x.ready.assign(p.initially_ready.begin(), p.initially_ready.end());
+  std::make_heap(x.ready.begin(), x.ready.end(), std::greater<uint32_t>());
+  x.in_flight.clear();  // request number - first -> op
+  size_t completed = 0, outstanding = 0;
+  Transport::Request first = 0;
   auto complete = [&](uint32_t i) {
     ++completed;
-    for (uint32_t k = dep_begin[i]; k < dep_begin[i + 1]; ++k)
-      if (--remaining[dependents[k]] == 0) ready.push(dependents[k]);
+    for (uint32_t k = p.dependents_at[i]; k < p.dependents_at[i + 1]; ++k)
+      if (--x.remaining[p.dependents[k]] == 0) {
+        x.ready.push_back(p.dependents[k]);
+        std::push_heap(x.ready.begin(), x.ready.end(), std::greater<uint32_t>());
+      }
+  };
+  auto track = [&](Transport::Request r, uint32_t i) {
+    if (x.in_flight.empty()) first = r;
+    if (r < first) throw ScheduleError("transport requests are not numbered in posting order");
+    const size_t k = r - first;  // blocking sends and receives may leave gaps
+    if (k >= x.in_flight.size()) x.in_flight.resize(k + 1, UINT32_MAX);
+    x.in_flight[k] = i;
+    ++outstanding;
   };
 
+  // Receives without dependencies go first — unless one op is all there is
+  // to do, which the loop below runs as a blocking call.
+  if (p.initial_recvs.size() + p.initially_ready.size() > 1) {
+    for (uint32_t i : p.initial_recvs) {
+      const ExecOp& o = p.ops[i];
+      track(t.irecv(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
+    }
+  } else if (!p.initial_recvs.empty()) {
+    x.ready.push_back(p.initial_recvs.front());
+  }
   while (completed < n) {
-    while (!ready.empty()) {
-      uint32_t i = ready.top();
-      ready.pop();
-      const Op& o = s.op(rank, i);
+    while (!x.ready.empty()) {
+      std::pop_heap(x.ready.begin(), x.ready.end(), std::greater<uint32_t>());
+      const uint32_t i = x.ready.back();
+      x.ready.pop_back();
+      const ExecOp& o = p.ops[i];
+      // Nothing in flight and nothing else ready: this message is all there
+      // is to wait for, so a blocking call does the same, cheaper.
+      const bool alone = outstanding == 0 && x.ready.empty();
       switch (o.kind) {
         case OpKind::send:
-          in_flight[t.isend(address(b, o.buf, o.off), o.len, o.peer, tag[i])] = i;
+          if (alone) {
+            t.send(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]);
+            complete(i);
+          } else {
+            track(t.isend(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
+          }
           break;
         case OpKind::recv:
-          in_flight[t.irecv(address(b, o.buf, o.off), o.len, o.peer, tag[i])] = i;
+          if (alone) {
+            t.recv(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]);
+            complete(i);
+          } else {
+            track(t.irecv(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
+          }
           break;
         case OpKind::copy: {
           char* dst = address(b, o.buf, o.off);
           const char* src = address(b, o.src_buf, o.src_off);
-          if (dst != src && o.len) std::memcpy(dst, src, o.len);  // in place: nothing to do
+          if (dst != src && o.len) std::memmove(dst, src, o.len);  // in place: nothing to do
           complete(i);
           break;
         }
         case OpKind::reduce:
-          if (o.len) {
-            if (!reduce) throw ScheduleError(cat(s.algorithm, ": a reduction without a combining kernel"));
-            reduce(address(b, o.buf, o.off), address(b, o.src_buf, o.src_off), o.len / elem);
+          if (o.len == 0) {
+          } else if (!o.fused_init) {
+            reduce(address(b, o.buf, o.off), address(b, o.src_buf, o.src_off), o.len / p.elem_size);
+          } else {  // dst = init ⊕ src, a cache-sized block at a time
+            char* dst = address(b, o.buf, o.off);
+            const char* init = address(b, Buf::in, o.init_off);
+            const char* src = address(b, o.src_buf, o.src_off);
+            const uint64_t block = std::max<uint64_t>(1, kFuseBlock / p.elem_size) * p.elem_size;
+            for (uint64_t at = 0; at < o.len; at += block) {
+              const uint64_t len = std::min(block, o.len - at);
+              std::memcpy(dst + at, init + at, len);
+              reduce(dst + at, src + at, len / p.elem_size);
+            }
           }
           complete(i);
           break;
       }
     }
     if (completed == n) break;
-    if (in_flight.empty())
-      throw ScheduleError(cat(s.algorithm, ": rank ", rank, " is stuck with ", n - completed, " ops left"));
-    done.clear();
-    t.wait_some(done);
-    for (auto req : done) {
-      auto it = in_flight.find(req);
-      if (it == in_flight.end()) throw ScheduleError("transport completed an unknown request");
-      uint32_t i = it->second;
-      in_flight.erase(it);
+    if (outstanding == 0)
+      throw ScheduleError(cat(p.algorithm, ": stuck with ", n - completed, " ops left"));
+    x.done.clear();
+    t.wait_some(x.done);
+    for (auto r : x.done) {
+      const Transport::Request req = r - first;
+      if (r < first || req >= x.in_flight.size() || x.in_flight[req] == UINT32_MAX)
+        throw ScheduleError("transport completed an unknown request");
+      const uint32_t i = x.in_flight[req];
+      x.in_flight[req] = UINT32_MAX;
+      --outstanding;
       complete(i);
     }
   }
+}
+
+void execute(const Schedule& s, int rank, const Bindings& b, ReduceFn reduce, Transport& t) {
+  ExecScratch x;
+  run(compile(s, rank, t.tag_limit()), b, reduce, t, x);
 }
 
 }  // namespace hetcoll

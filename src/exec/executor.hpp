@@ -8,8 +8,26 @@
 // one direction carries tag k (mod the tag limit): posting out of order
 // cannot mismatch messages, and the transport's in-order matching keeps
 // consecutive collectives apart.
+//
+// Two stages, so that a cached schedule costs nothing to set up again:
+// compile() turns a rank's program into an ExecProgram (dependents, tags,
+// the ops ready at the start), run() executes it with an ExecScratch whose
+// memory is reused from call to call.
+//
+// compile() also fuses copies of the input into the reductions that first
+// touch the copied bytes: "copy D = in; ...; reduce D += T" runs as
+// D = in ⊕ T in cache-sized blocks, so the input crosses memory once, not
+// twice (the copy alone is a third of a large reduce on this kind of
+// machine). Bytes of the copy that are overwritten before anything reads
+// them are not copied at all. The results are bit-for-bit those of the
+// schedule: the same elementwise operations in the same order. It applies
+// when the schedule is not in place (the input never changes) and every
+// byte of the copy is first touched by such a reduction or overwritten
+// (or, in tmp, never touched again); otherwise the copy runs as written.
 #pragma once
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "exec/reduce_kernels.hpp"
 #include "exec/transport.hpp"
@@ -24,10 +42,45 @@ struct Bindings {
   void* tmp = nullptr;  // at least tmp_bytes(rank) bytes
 };
 
-// Runs rank `rank`'s ops of `s` (the schedule may hold only that rank's
-// program). `reduce` combines `s.coll.elem_size`-byte elements; it may be
-// null when the schedule has no reductions. Throws ScheduleError on a
-// reduction without a kernel.
+// An op as the executor runs it: a reduction may start from a copy of the
+// input (fused_init: dst = init ⊕ src instead of dst ⊕= src).
+struct ExecOp : Op {
+  bool fused_init = false;
+  uint64_t init_off = 0;  // offset in `in`
+};
+
+// One rank's program, ready to run any number of times.
+struct ExecProgram {
+  std::string algorithm;
+  uint32_t elem_size = 1;
+  uint64_t tmp_bytes = 0;
+  bool has_reduce = false;
+  std::vector<ExecOp> ops;              // the rank's ops, in program order
+  size_t fused_copies = 0;              // copies of the input folded into reductions
+  std::vector<uint32_t> dep_count;      // dependencies of each op
+  std::vector<uint32_t> dependents_at;  // CSR: dependents of op i are
+  std::vector<uint32_t> dependents;     //   dependents[dependents_at[i] .. [i+1])
+  std::vector<int> tag;                 // sends/receives: per-peer sequence number
+  std::vector<uint32_t> initial_recvs;    // receives without dependencies: posted first
+  std::vector<uint32_t> initially_ready;  // the other ops without dependencies
+};
+
+// fuse: fold input copies into reductions (see above).
+ExecProgram compile(const Schedule& s, int rank, int tag_limit, bool fuse = true);
+
+// Per-call working memory; keep one per thread of execution and reuse it.
+struct ExecScratch {
+  std::vector<uint32_t> remaining, ready, in_flight;
+  std::vector<Transport::Request> done;
+};
+
+// Runs a compiled program. The transport must number requests
+// consecutively in posting order (both transports here do). `reduce`
+// combines `elem_size`-byte elements; it may be null when the program has
+// no reductions. Throws ScheduleError on a reduction without a kernel.
+void run(const ExecProgram& prog, const Bindings& b, ReduceFn reduce, Transport& t, ExecScratch& scratch);
+
+// compile + run, for one-off executions.
 void execute(const Schedule& s, int rank, const Bindings& b, ReduceFn reduce, Transport& t);
 
 }  // namespace hetcoll

@@ -33,13 +33,19 @@ MpiTransport::CommInfo MpiTransport::query(MPI_Comm comm) {
 MpiTransport::MpiTransport(MPI_Comm comm, const CommInfo& info)
     : comm_(comm), rank_(info.rank), size_(info.size), tag_limit_(info.tag_limit) {}
 
-MpiTransport::~MpiTransport() {
+MpiTransport::~MpiTransport() { reset(); }
+
+void MpiTransport::reset() {
   // Requests left behind only after an error: cancel and free them.
   for (MPI_Request& r : active_)
     if (r != MPI_REQUEST_NULL) {
       PMPI_Cancel(&r);
       PMPI_Request_free(&r);
     }
+  active_.clear();
+  owner_.clear();
+  chunks_left_.clear();
+  next_ = 0;
 }
 
 template <class Post>
@@ -72,6 +78,26 @@ Transport::Request MpiTransport::irecv(void* buf, size_t bytes, int peer, int ta
   return post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
     check(PMPI_Irecv(p + off, int(len), MPI_BYTE, peer, tag, comm_, r), "MPI_Irecv");
   });
+}
+
+void MpiTransport::send(const void* buf, size_t bytes, int peer, int tag) {
+  const char* p = static_cast<const char*>(buf);
+  size_t off = 0;
+  do {
+    size_t len = std::min(kChunk, bytes - off);
+    check(PMPI_Send(p + off, int(len), MPI_BYTE, peer, tag, comm_), "MPI_Send");
+    off += len;
+  } while (off < bytes);
+}
+
+void MpiTransport::recv(void* buf, size_t bytes, int peer, int tag) {
+  char* p = static_cast<char*>(buf);
+  size_t off = 0;
+  do {
+    size_t len = std::min(kChunk, bytes - off);
+    check(PMPI_Recv(p + off, int(len), MPI_BYTE, peer, tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    off += len;
+  } while (off < bytes);
 }
 
 void MpiTransport::wait_some(std::vector<Request>& done) {

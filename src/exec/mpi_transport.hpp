@@ -21,12 +21,17 @@ class MpiTransport : public Transport {
 
   MpiTransport(MPI_Comm comm, const CommInfo& info);
   ~MpiTransport() override;
+  // Ready for the next collective: requests a failed one left behind are
+  // cancelled and freed; the memory stays for reuse.
+  void reset();
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int tag_limit() const override { return tag_limit_; }
   Request isend(const void* buf, size_t bytes, int peer, int tag) override;
   Request irecv(void* buf, size_t bytes, int peer, int tag) override;
   void wait_some(std::vector<Request>& done) override;
+  void send(const void* buf, size_t bytes, int peer, int tag) override;  // PMPI_Send
+  void recv(void* buf, size_t bytes, int peer, int tag) override;        // PMPI_Recv
 
  private:
   template <class Post>

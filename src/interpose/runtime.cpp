@@ -1,6 +1,7 @@
 #include "interpose/runtime.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,15 +19,20 @@
 #include "exec/mpi_transport.hpp"
 #include "interpose/mpi_types.hpp"
 #include "plan/planner.hpp"
+#include "schedule/passes.hpp"
 #include "util/error.hpp"
 
 namespace hetcoll::mpi {
 
 namespace {
 
-// A default for a machine nobody has measured: shared memory or a fast
-// network (1 µs, 10 GB/s, 10 GB/s combining).
-const char* const kDefaultModel = "hockney:alpha=1us,beta=0.1ns,gamma=0.1ns";
+// A default for a machine nobody has measured, fitted to shared memory with
+// Open MPI (bench_mpi on a 2-core node): 3 µs per message above the eager
+// size, 10 GB/s, 10 GB/s combining, and receives that keep the CPU busy
+// (the receiver copies), so reductions do not overlap them. Small messages
+// cost less than α; the choice among latency-bound algorithms hardly
+// depends on it. HETCOLL_PROFILE replaces it.
+const char* const kDefaultModel = "hockney:alpha=3us,beta=0.1ns,gamma=0.1ns,overlap=0";
 
 thread_local std::string t_error;
 
@@ -46,6 +52,9 @@ struct Config {
   Overrides overrides;
   std::shared_ptr<Planner> planner;
   std::set<std::string> reported;  // fallback messages already printed
+  // Bumped whenever the model or the overrides change: compiled schedules
+  // of every communicator are stale then.
+  std::atomic<uint64_t> generation{1};
 };
 
 ModelPtr load_model(const std::string& spec) {
@@ -97,24 +106,43 @@ void say(const std::string& line) { std::fprintf(stderr, "hetcoll: %s\n", line.c
 
 // ------------------------------------------------------------ communicators
 
+// One call shape, planned and compiled for this rank: the next call of the
+// same shape goes straight to the executor.
+struct Compiled {
+  Collective coll;     // the call as prepared (in_place as the user asked)
+  bool aside = false;  // in-place input copied aside: the algorithm cannot run in place
+  ExecProgram prog;
+};
+
 struct CommState {
   MPI_Comm dup = MPI_COMM_NULL;
   MpiTransport::CommInfo info;
   uint64_t group_key = 0;
   std::vector<int> world_ranks;  // for models that describe particular ranks
+  // One collective at a time per communicator: MPI forbids concurrent
+  // collectives on one communicator, so the lock only matters (and is only
+  // taken) under MPI_THREAD_MULTIPLE, against erroneous programs and for
+  // hetcoll_last_algorithm from another thread.
   std::mutex mu;
+  bool multiple = false;
   std::vector<char> tmp, staged_in, staged_out, aside;
-  struct Cached {
-    Collective coll;
-    std::string algorithm;
-    Schedule schedule;
-  };
-  std::unordered_map<std::string, Cached> schedules;
+  uint64_t generation = 0;       // Config::generation the cache was built for
+  std::unordered_map<uint64_t, Compiled> compiled;
+  const Compiled* recent = nullptr;  // the last shape run: checked first
+  uint64_t recent_key = 0;
+  std::unique_ptr<MpiTransport> transport;
+  ExecScratch scratch;
   std::string last;
 };
 
+// Bumped when any communicator state is freed: a handle seen before may
+// now name another communicator.
+std::atomic<uint64_t> g_states_freed{0};
+
 int delete_state(MPI_Comm, int, void* value, void*) {
   auto* st = static_cast<CommState*>(value);
+  g_states_freed.fetch_add(1, std::memory_order_acq_rel);
+  st->transport.reset();
   if (st->dup != MPI_COMM_NULL) PMPI_Comm_free(&st->dup);
   delete st;
   return MPI_SUCCESS;
@@ -136,14 +164,32 @@ void check(int rc, const char* what) {
 // The private duplicate and what we know of the communicator; created on
 // first use (MPI_Comm_dup is collective: every rank gets here in the same
 // call, since every reason to decline comes earlier and agrees).
-CommState& state_of(MPI_Comm comm) {
+struct StateMemo {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CommState* state = nullptr;
+  uint64_t freed = 0;
+};
+thread_local StateMemo t_memo;
+
+CommState* find_state(MPI_Comm comm) {
+  const uint64_t freed = g_states_freed.load(std::memory_order_acquire);
+  if (t_memo.state && t_memo.comm == comm && t_memo.freed == freed) return t_memo.state;
   void* value = nullptr;
   int flag = 0;
   check(PMPI_Comm_get_attr(comm, keyval(), &value, &flag), "MPI_Comm_get_attr");
-  if (flag) return *static_cast<CommState*>(value);
+  if (!flag) return nullptr;
+  t_memo = {comm, static_cast<CommState*>(value), freed};
+  return t_memo.state;
+}
+
+CommState& create_state(MPI_Comm comm) {
   auto st = std::make_unique<CommState>();
   check(PMPI_Comm_dup(comm, &st->dup), "MPI_Comm_dup");
   st->info = MpiTransport::query(st->dup);
+  st->transport = std::make_unique<MpiTransport>(st->dup, st->info);
+  int level = MPI_THREAD_SINGLE;
+  check(PMPI_Query_thread(&level), "MPI_Query_thread");
+  st->multiple = level == MPI_THREAD_MULTIPLE;
   MPI_Group g, world;
   check(PMPI_Comm_group(comm, &g), "MPI_Comm_group");
   check(PMPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
@@ -160,6 +206,26 @@ CommState& state_of(MPI_Comm comm) {
 }
 
 // ------------------------------------------------------------ buffers
+
+// Datatype layouts, remembered for the length of one call (a call asks for
+// the same one or two types several times; across calls a handle may have
+// been freed and reused, so nothing is kept).
+struct LayoutMemo {
+  MPI_Datatype type[4];
+  TypeLayout layout[4];
+  int n = 0;
+};
+thread_local LayoutMemo t_layouts;
+
+TypeLayout layout(MPI_Datatype t) {
+  LayoutMemo& m = t_layouts;
+  for (int i = 0; i < m.n; ++i)
+    if (m.type[i] == t) return m.layout[i];
+  int i = m.n < 4 ? m.n++ : 3;
+  m.type[i] = t;
+  m.layout[i] = layout_of(t);
+  return m.layout[i];
+}
 
 char* grow(std::vector<char>& v, size_t n) {
   if (v.size() < n) v.resize(n);
@@ -184,7 +250,7 @@ uint64_t as_count(int c, const char* what) {
 
 // Copies `count` elements of `type` from a user buffer to packed bytes at dst.
 void put(char* dst, const void* buf, uint64_t count, MPI_Datatype type, MPI_Comm comm) {
-  TypeLayout l = layout_of(type);
+  TypeLayout l = layout(type);
   if (count == 0) return;
   if (l.contiguous) {
     std::memcpy(dst, buf, count * l.size);
@@ -197,18 +263,18 @@ void put(char* dst, const void* buf, uint64_t count, MPI_Datatype type, MPI_Comm
 // A user buffer of `count` elements of `type`: itself if contiguous, else
 // packed into `stage`.
 const void* source(const void* buf, uint64_t count, MPI_Datatype type, std::vector<char>& stage, MPI_Comm comm) {
-  if (layout_of(type).contiguous) return buf;
-  char* dst = grow(stage, count * layout_of(type).size);
+  if (layout(type).contiguous) return buf;
+  char* dst = grow(stage, count * layout(type).size);
   put(dst, buf, count, type, comm);
   return dst;
 }
 
 void unpack(const char* src, uint64_t count, MPI_Datatype type, void* buf, MPI_Comm comm) {
   int pos = 0;
-  check(PMPI_Unpack(src, int(count * layout_of(type).size), &pos, buf, int(count), type, comm), "MPI_Unpack");
+  check(PMPI_Unpack(src, int(count * layout(type).size), &pos, buf, int(count), type, comm), "MPI_Unpack");
 }
 
-size_t tsize(MPI_Datatype t) { return layout_of(t).size; }
+size_t tsize(MPI_Datatype t) { return layout(t).size; }
 
 // Blocks of a v-collective in a user buffer: element counts, displacements in
 // elements. Canonical layout: the same counts in bytes, packed in rank order.
@@ -219,7 +285,7 @@ struct VBlocks {
 
 VBlocks v_layout(const int* counts, const int* displs, MPI_Datatype type, int n) {
   VBlocks v;
-  TypeLayout l = layout_of(type);
+  TypeLayout l = layout(type);
   uint64_t at = 0;
   for (int i = 0; i < n; ++i) {
     uint64_t c = as_count(counts[i], "count");
@@ -232,37 +298,50 @@ VBlocks v_layout(const int* counts, const int* displs, MPI_Datatype type, int n)
   return v;
 }
 
-std::optional<ReduceFn> kernel_of(MPI_Datatype type, MPI_Op op, uint32_t& elem, bool& free_order) {
+// How a reduction's (datatype, op) combine; Decline when hetcoll cannot.
+struct Reduction {
+  ReduceFn kernel = nullptr;
+  uint32_t elem = 1;
+  bool order_free = false;
+};
+
+void reduction_of(MPI_Datatype type, MPI_Op op, Reduction& r) {
   auto ro = reduce_op_of(op);
   if (!ro) throw Decline{"a user-defined or unsupported operation"};
   auto et = elem_type_of(type);
   if (!et) throw Decline{"a datatype hetcoll does not combine (derived, MPI_CHAR, ...)"};
-  ReduceFn k = reduce_kernel(*ro, *et);
-  if (!k) throw Decline{cat("MPI does not define ", reduce_op_name(*ro), " on ", elem_type_name(*et))};
-  elem = uint32_t(elem_bytes(*et));
-  free_order = order_free(*ro, *et);
-  return k;
+  r.kernel = reduce_kernel(*ro, *et);
+  if (!r.kernel) throw Decline{cat("MPI does not define ", reduce_op_name(*ro), " on ", elem_type_name(*et))};
+  r.elem = uint32_t(elem_bytes(*et));
+  r.order_free = order_free(*ro, *et);
 }
 
-Prepared prepare(const Call& c, CommState* st, int p, int rank) {
+Prepared prepare(const Call& c, const Reduction& red, CommState* st, int p, int rank) {
   Prepared pr;
   MPI_Comm comm = c.comm;
   const bool in_place_all = c.sendbuf == MPI_IN_PLACE;
+  // A collective with one count, filled in place (the hot path: no
+  // allocation; it is checked when a new shape is compiled).
+  auto fixed = [&](uint64_t count, uint32_t elem) {
+    pr.coll.op = c.op;
+    pr.coll.nranks = p;
+    pr.coll.root = has_root(c.op) ? c.root : 0;
+    pr.coll.count = count;
+    pr.coll.elem_size = elem;
+  };
   auto reduction = [&](uint64_t count) {
-    uint32_t elem = 1;
-    bool free_order = false;
-    pr.kernel = *kernel_of(c.type, c.reduce_op, elem, free_order);
-    pr.coll = Collective::make(c.op, p, count, c.root, elem);
-    pr.coll.order_free = free_order;
+    pr.kernel = red.kernel;
+    fixed(count, red.elem);
+    pr.coll.order_free = red.order_free;
   };
   switch (c.op) {
     case CollOp::barrier:
-      pr.coll = Collective::make(CollOp::barrier, p, 0);
+      fixed(0, 1);
       return pr;
     case CollOp::bcast: {
       uint64_t n = as_count(c.count, "count");
-      pr.coll = Collective::make(CollOp::bcast, p, n * tsize(c.type), c.root, 1);
-      if (layout_of(c.type).contiguous || n == 0) {
+      fixed(n * tsize(c.type), 1);
+      if (layout(c.type).contiguous || n == 0) {
         pr.out = c.recvbuf;
       } else {
         char* buf = grow(st->staged_out, pr.coll.count);
@@ -290,11 +369,9 @@ Prepared prepare(const Call& c, CommState* st, int p, int rank) {
     case CollOp::reduce_scatter: {
       std::vector<uint64_t> counts;
       for (int i = 0; i < p; ++i) counts.push_back(as_count(c.recvcounts[i], "recvcount"));
-      uint32_t elem = 1;
-      bool free_order = false;
-      pr.kernel = *kernel_of(c.type, c.reduce_op, elem, free_order);
-      pr.coll = Collective::make_v(CollOp::reduce_scatter, counts, 0, elem);
-      pr.coll.order_free = free_order;
+      pr.kernel = red.kernel;
+      pr.coll = Collective::make_v(CollOp::reduce_scatter, counts, 0, red.elem);
+      pr.coll.order_free = red.order_free;
       pr.in_place = in_place_all;
       pr.out = c.recvbuf;
       pr.in = pr.in_place ? c.recvbuf : c.sendbuf;
@@ -312,7 +389,7 @@ Prepared prepare(const Call& c, CommState* st, int p, int rank) {
                                             : as_count(c.recvcount, "recvcount") * tsize(c.recvtype);
       else if (gather_like && !root) B = as_count(c.sendcount, "sendcount") * tsize(c.sendtype);
       else B = as_count(c.recvcount, "recvcount") * tsize(c.recvtype);
-      pr.coll = Collective::make(c.op, p, B, c.root, 1);
+      fixed(B, 1);
       const uint64_t in_n = pr.coll.in_bytes(rank), out_n = pr.coll.out_bytes(rank);
       const bool has_out = out_n > 0;
       // in-place: gather at the root (sendbuf), scatter at the root
@@ -328,7 +405,7 @@ Prepared prepare(const Call& c, CommState* st, int p, int rank) {
         return pr;
       }
       if (has_out) {
-        if (layout_of(c.recvtype).contiguous) {
+        if (layout(c.recvtype).contiguous) {
           pr.out = c.recvbuf;
         } else {
           char* buf = grow(st->staged_out, out_n);
@@ -375,7 +452,7 @@ Prepared prepare(const Call& c, CommState* st, int p, int rank) {
           if (v.direct) {
             pr.in = c.sendbuf;
           } else {
-            TypeLayout l = layout_of(vtype);
+            TypeLayout l = layout(vtype);
             char* buf = grow(st->staged_in, v.prefix.back() + v.bytes.back());
             for (int i = 0; i < p; ++i)
               put(buf + v.prefix[size_t(i)], static_cast<const char*>(c.sendbuf) + MPI_Aint(displs[i]) * l.extent,
@@ -386,7 +463,7 @@ Prepared prepare(const Call& c, CommState* st, int p, int rank) {
         if (pr.in_place) {
           pr.out = const_cast<char*>(static_cast<const char*>(pr.in)) + v.prefix[size_t(rank)];
         } else if (own) {
-          if (layout_of(c.recvtype).contiguous) {
+          if (layout(c.recvtype).contiguous) {
             pr.out = c.recvbuf;
           } else {
             char* buf = grow(st->staged_out, own);
@@ -402,7 +479,7 @@ Prepared prepare(const Call& c, CommState* st, int p, int rank) {
         if (v.direct) {
           pr.out = c.recvbuf;
         } else {
-          TypeLayout l = layout_of(vtype);
+          TypeLayout l = layout(vtype);
           char* buf = grow(st->staged_out, v.prefix.back() + v.bytes.back());
           pr.out = buf;
           if (pr.in_place)  // this rank's block, where MPI keeps it, into the staged layout
@@ -438,7 +515,7 @@ Prepared prepare(const Call& c, CommState* st, int p, int rank) {
       if (rv.direct) {
         pr.out = c.recvbuf;
       } else {
-        TypeLayout l = layout_of(c.recvtype);
+        TypeLayout l = layout(c.recvtype);
         char* buf = grow(st->staged_out, rv.prefix.back() + rv.bytes.back());
         pr.out = buf;
         if (ip)
@@ -459,7 +536,7 @@ Prepared prepare(const Call& c, CommState* st, int p, int rank) {
       } else if (sv.direct) {
         pr.in = c.sendbuf;
       } else {
-        TypeLayout l = layout_of(c.sendtype);
+        TypeLayout l = layout(c.sendtype);
         char* buf = grow(st->staged_in, sv.prefix.back() + sv.bytes.back());
         for (int j = 0; j < p; ++j)
           put(buf + sv.prefix[size_t(j)], static_cast<const char*>(c.sendbuf) + MPI_Aint(c.sdispls[j]) * l.extent,
@@ -481,9 +558,8 @@ std::string describe_call(const Collective& c) {
   return s;
 }
 
-std::string choose(const Collective& c, CommState& st, int rank) {
+std::string choose(const Collective& c, const std::shared_ptr<Planner>& pl, CommState& st, int rank) {
   Config& cfg = config();
-  std::shared_ptr<Planner> pl = planner();
   // gatherv/scatterv/alltoallv: counts are known only locally, so the choice
   // may not depend on them: the local-count algorithms.
   if (c.op == CollOp::gatherv || c.op == CollOp::scatterv || c.op == CollOp::alltoallv) {
@@ -498,7 +574,7 @@ std::string choose(const Collective& c, CommState& st, int rank) {
   }
   Collective planned = c;
   planned.in_place = false;  // in-place is the root's affair: decide as everybody does
-  bool per_rank = cfg.model->ranks() > 0;
+  bool per_rank = pl->model().ranks() > 0;
   Decision d = pl->decide(planned, per_rank ? st.group_key : 0, per_rank ? st.world_ranks : std::vector<int>{});
   if (cfg.explain && d.fresh && rank == 0) {
     std::string line = cat(describe_call(planned), ": ", d.algorithm);
@@ -515,29 +591,28 @@ std::string choose(const Collective& c, CommState& st, int rank) {
   return d.algorithm;
 }
 
-std::string cache_key(const Collective& c, const std::string& algo) {
+uint64_t key_of(const Collective& c) {
   uint64_t h = 1469598103934665603ull;
-  auto mix = [&](uint64_t x) { h = (h ^ x) * 1099511628211ull; };
-  for (auto* v : {&c.counts, &c.displs, &c.sendcounts, &c.sdispls, &c.recvcounts, &c.rdispls})
-    for (uint64_t x : *v) mix(x);
-  return cat(algo, '|', int(c.op), '|', c.nranks, '|', c.root, '|', c.count, '|', c.elem_size, '|', c.in_place, '|', h);
+  auto mix = [&](uint64_t x) { h = (h ^ x) * 1099511628211ull + (h >> 31); };
+  mix(uint64_t(c.op));
+  mix(uint64_t(uint32_t(c.nranks)));
+  mix(uint64_t(uint32_t(c.root)));
+  mix(c.count);
+  mix(c.elem_size);
+  mix(uint64_t(c.in_place) * 2 + c.order_free);
+  if (!c.counts.empty() || !c.sendcounts.empty())  // the v-collectives
+    for (auto* v : {&c.counts, &c.displs, &c.sendcounts, &c.sdispls, &c.recvcounts, &c.rdispls}) {
+      mix(v->size());
+      for (uint64_t x : *v) mix(x);
+    }
+  return h;
 }
 
 bool same(const Collective& a, const Collective& b) {
   return a.op == b.op && a.nranks == b.nranks && a.root == b.root && a.count == b.count && a.elem_size == b.elem_size &&
-         a.in_place == b.in_place && a.counts == b.counts && a.displs == b.displs && a.sendcounts == b.sendcounts &&
-         a.recvcounts == b.recvcounts && a.sdispls == b.sdispls && a.rdispls == b.rdispls;
-}
-
-const Schedule& schedule_for(CommState& st, const Collective& c, const std::string& algo, int rank) {
-  std::string key = cache_key(c, algo);
-  auto it = st.schedules.find(key);
-  if (it != st.schedules.end() && same(it->second.coll, c)) return it->second.schedule;
-  if (st.schedules.size() > 64) st.schedules.clear();
-  Schedule s = generate(algo, c, *config().model, rank);
-  auto& slot = st.schedules[key];
-  slot = {c, algo, std::move(s)};
-  return slot.schedule;
+         a.in_place == b.in_place && a.order_free == b.order_free && a.counts == b.counts && a.displs == b.displs &&
+         a.sendcounts == b.sendcounts && a.recvcounts == b.recvcounts && a.sdispls == b.sdispls &&
+         a.rdispls == b.rdispls;
 }
 
 // A profile with per-rank data for another job size: report it once and
@@ -554,50 +629,89 @@ void check_profile_fits() {
   if (cfg.explain && cfg.reported.insert(note).second) say(note);
   cfg.model = parse_model(kDefaultModel);
   cfg.planner = std::make_shared<Planner>(cfg.model, cfg.overrides);
+  cfg.generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+// Plans (choose), generates this rank's program and compiles it.
+Compiled compile_call(const Collective& coll, CommState& st, int rank) {
+  check_profile_fits();
+  Compiled cc;
+  cc.coll = coll;
+  const std::shared_ptr<Planner> pl = planner();  // model and overrides, consistent
+  std::string algo = choose(coll, pl, st, rank);
+  const Algorithm& a = find_algorithm(parse_algorithm_spec(algo).name);
+  Collective run_coll = coll;
+  if (coll.in_place) {
+    // An algorithm that cannot run in place gets the input copied aside.
+    cc.aside = std::find(a.copy_in_place.begin(), a.copy_in_place.end(), coll.op) != a.copy_in_place.end();
+    run_coll.in_place = !cc.aside;
+  }
+  // The execution passes (schedule/passes.hpp): sends of the rank's own
+  // input read it where the user keeps it; the first contribution received
+  // lands in the accumulator. The executor then folds the remaining input
+  // copies into reductions.
+  Schedule s = optimize_for_execution(generate(algo, run_coll, pl->model(), rank));
+  cc.prog = compile(s, rank, st.info.tag_limit);
+  return cc;
 }
 
 Status execute_call(const Call& call) {
+  t_layouts.n = 0;
   Config& cfg = config();
   if (cfg.disabled) throw Decline{"HETCOLL_DISABLE is set"};
   if (call.comm == MPI_COMM_NULL) throw InputError("MPI_COMM_NULL");
-  int inter = 0;
-  check(PMPI_Comm_test_inter(call.comm, &inter), "MPI_Comm_test_inter");
-  if (inter) throw Decline{"an intercommunicator"};
+  // A communicator with state is an intracommunicator hetcoll has used.
+  CommState* known = find_state(call.comm);
+  if (!known) {
+    int inter = 0;
+    check(PMPI_Comm_test_inter(call.comm, &inter), "MPI_Comm_test_inter");
+    if (inter) throw Decline{"an intercommunicator"};
+  }
   // Reductions: the type and the op decide whether hetcoll can combine; they
   // are the same on every rank. Check before the communicator state exists.
-  if (is_reduction(call.op)) {
-    uint32_t elem;
-    bool free_order;
-    kernel_of(call.type, call.reduce_op, elem, free_order);
-  }
-  int p = 0, rank = 0;
-  check(PMPI_Comm_size(call.comm, &p), "MPI_Comm_size");
-  check(PMPI_Comm_rank(call.comm, &rank), "MPI_Comm_rank");
+  Reduction red;
+  if (is_reduction(call.op)) reduction_of(call.type, call.reduce_op, red);
+  CommState& st = known ? *known : create_state(call.comm);
+  const int p = st.info.size, rank = st.info.rank;
   if (has_root(call.op) && (call.root < 0 || call.root >= p)) throw InputError(cat("root ", call.root, " is not in the group"));
-  CommState& st = state_of(call.comm);
-  std::lock_guard<std::mutex> lock(st.mu);
-  Prepared pr = prepare(call, &st, p, rank);
-  check_profile_fits();
-  std::string algo = choose(pr.coll, st, rank);
-  const Algorithm& a = find_algorithm(parse_algorithm_spec(algo).name);
-  Collective run_coll = pr.coll;
-  const void* in = pr.in;
-  if (pr.in_place) {
-    bool aside = std::find(a.copy_in_place.begin(), a.copy_in_place.end(), pr.coll.op) != a.copy_in_place.end();
-    if (aside) {  // this algorithm cannot run in place: copy the input out of the way
-      uint64_t n = pr.coll.in_bytes(rank);
-      char* buf = grow(st.aside, n);
-      if (n) std::memcpy(buf, pr.in, n);
-      in = buf;
-    } else {
-      run_coll.in_place = true;
-    }
+  std::unique_lock<std::mutex> lock(st.mu, std::defer_lock);
+  if (st.multiple) lock.lock();
+  Prepared pr = prepare(call, red, &st, p, rank);
+  pr.coll.in_place = pr.in_place;
+
+  // The compiled program for this call shape, from the cache if the
+  // configuration has not changed since.
+  const uint64_t gen = cfg.generation.load(std::memory_order_acquire);
+  if (st.generation != gen) {
+    st.compiled.clear();
+    st.recent = nullptr;
+    st.generation = gen;
   }
-  const Schedule& s = schedule_for(st, run_coll, algo, rank);
-  st.last = s.algorithm;
-  Bindings b{in, pr.out, grow(st.tmp, s.tmp_bytes(rank) + 1)};
-  MpiTransport t(st.dup, st.info);
-  execute(s, rank, b, pr.kernel, t);
+  const uint64_t key = key_of(pr.coll);
+  if (!st.recent || st.recent_key != key || !same(st.recent->coll, pr.coll)) {
+    auto it = st.compiled.find(key);
+    if (it == st.compiled.end() || !same(it->second.coll, pr.coll)) {
+      if (st.compiled.size() >= 256) st.compiled.clear();
+      pr.coll.check();
+      Compiled cc = compile_call(pr.coll, st, rank);
+      it = st.compiled.insert_or_assign(key, std::move(cc)).first;
+    }
+    st.recent = &it->second;
+    st.recent_key = key;
+    st.last = st.recent->prog.algorithm;
+  }
+  const Compiled& cc = *st.recent;
+
+  const void* in = pr.in;
+  if (cc.aside) {
+    uint64_t n = pr.coll.in_bytes(rank);
+    char* buf = grow(st.aside, n);
+    if (n) std::memcpy(buf, pr.in, n);
+    in = buf;
+  }
+  Bindings b{in, pr.out, grow(st.tmp, cc.prog.tmp_bytes + 1)};
+  st.transport->reset();
+  run(cc.prog, b, pr.kernel, *st.transport, st.scratch);
   for (auto& f : pr.after) f();
   return Status::ok;
 }
@@ -639,7 +753,8 @@ std::string last_decision(MPI_Comm comm) {
   int flag = 0;
   if (comm == MPI_COMM_NULL || PMPI_Comm_get_attr(comm, keyval(), &value, &flag) != MPI_SUCCESS || !flag) return "";
   auto* st = static_cast<CommState*>(value);
-  std::lock_guard<std::mutex> lock(st->mu);
+  std::unique_lock<std::mutex> lock(st->mu, std::defer_lock);
+  if (st->multiple) lock.lock();
   return st->last;
 }
 
@@ -649,6 +764,7 @@ void set_model(const std::string& spec) {
   std::lock_guard<std::mutex> lock(c.mu);
   c.model = m;
   c.planner = std::make_shared<Planner>(c.model, c.overrides);
+  c.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void set_overrides(const std::string& rules) {
@@ -657,6 +773,7 @@ void set_overrides(const std::string& rules) {
   std::lock_guard<std::mutex> lock(c.mu);
   c.overrides = o;
   c.planner = std::make_shared<Planner>(c.model, c.overrides);
+  c.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 const char* mpi_name(CollOp op) {

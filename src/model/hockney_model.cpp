@@ -6,8 +6,8 @@
 
 namespace hetcoll {
 
-HockneyModel::HockneyModel(double alpha, double beta, double gamma, double copy)
-    : alpha_(alpha), beta_(beta), gamma_(gamma), copy_(copy) {
+HockneyModel::HockneyModel(double alpha, double beta, double gamma, double copy, bool overlap)
+    : alpha_(alpha), beta_(beta), gamma_(gamma), copy_(copy), overlap_(overlap) {
   if (alpha < 0 || beta < 0 || gamma < 0 || copy < 0)
     throw InputError("hockney model: alpha, beta, gamma and copy must be non-negative");
   if (alpha == 0 && beta == 0) throw InputError("hockney model: alpha and beta cannot both be zero");
@@ -18,6 +18,7 @@ std::string HockneyModel::spec() const {
   os.precision(12);
   os << "hockney:alpha=" << alpha_ << ",beta=" << beta_ << ",gamma=" << gamma_;
   if (copy_ > 0) os << ",copy=" << copy_;
+  if (!overlap_) os << ",overlap=0";
   return os.str();
 }
 
@@ -29,6 +30,7 @@ json::Value HockneyModel::to_json() const {
   v["beta"] = beta_;
   v["gamma"] = gamma_;
   v["copy"] = copy_;
+  v["overlap"] = overlap_;
   return v;
 }
 

@@ -11,7 +11,10 @@
 //
 // Each rank has one send port, one receive port and one CPU (copies and
 // reductions), all usable at the same time (the postal / one-port
-// assumption). Instances:
+// assumption) — unless the model says receives use the CPU
+// (receive_uses_cpu: shared memory, where the receiver copies the data), in
+// which case receives, copies and reductions of a rank share one queue.
+// Instances:
 //
 //   postal        send = t0, arrive = (λ-1)·t0, recv = t0: data usable λ·t0
 //                 after the send starts, one message per t0 in each direction
@@ -58,6 +61,9 @@ class MachineModel {
   // The number of ranks a model with per-node data describes; 0 when the
   // model is the same for any number of ranks.
   virtual int ranks() const { return 0; }
+  // Receiving keeps the receiver's CPU busy (shared memory: the receiver
+  // copies the message), so receives do not overlap copies and reductions.
+  virtual bool receive_uses_cpu() const { return false; }
 
   virtual json::Value to_json() const = 0;
 

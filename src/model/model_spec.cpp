@@ -22,7 +22,8 @@ double MachineModel::postal_lambda(uint64_t bytes, int src, int dst) const {
 
 std::string model_spec_help() {
   return "postal:lambda=L[,t0=T]          (L >= 1, or a table 0:1.2;512:1.8;16k:1.05)\n"
-         "hockney:alpha=A,beta=B[,gamma=G][,copy=C]   (durations: 20us, 1ns; or bw=10GB/s for beta)\n"
+         "hockney:alpha=A,beta=B[,gamma=G][,copy=C][,overlap=0]   (durations: 20us, 1ns; or bw=10GB/s for beta;\n"
+         "                                overlap=0: receives use the CPU, as on shared memory)\n"
          "loggp:L=..,o=..|os=..,or=..,g=..,G=..[,gamma=..]\n"
          "hetero:nodes=FFSS[,gamma=G]     (Banikazemi's fast/slow nodes, one letter a rank)\n"
          "hetero:file=machine.json        (per-node Sc Sm Rc Rm gamma, per-pair Xc Xm)\n"
@@ -86,7 +87,7 @@ ModelPtr parse_postal(Params p) {
 }
 
 ModelPtr parse_hockney(Params p) {
-  reject_unknown("hockney", p, {"alpha", "beta", "bw", "gamma", "copy"});
+  reject_unknown("hockney", p, {"alpha", "beta", "bw", "gamma", "copy", "overlap"});
   double alpha = parse_duration(take(p, "hockney", "alpha"));
   double beta;
   if (p.count("beta") && p.count("bw")) throw InputError("model 'hockney': give beta= or bw=, not both");
@@ -94,7 +95,13 @@ ModelPtr parse_hockney(Params p) {
   else beta = parse_duration(take(p, "hockney", "beta"));
   double gamma = p.count("gamma") ? parse_duration(p["gamma"]) : 0.0;
   double copy = p.count("copy") ? parse_duration(p["copy"]) : 0.0;
-  return std::make_shared<HockneyModel>(alpha, beta, gamma, copy);
+  bool overlap = true;
+  if (p.count("overlap")) {
+    const std::string& o = p["overlap"];
+    if (o != "0" && o != "1") throw InputError(cat("model 'hockney': overlap must be 0 or 1, got '", o, "'"));
+    overlap = o == "1";
+  }
+  return std::make_shared<HockneyModel>(alpha, beta, gamma, copy, overlap);
 }
 
 ModelPtr parse_loggp(Params p) {
@@ -143,7 +150,8 @@ ModelPtr model_from_json(const json::Value& v) {
   if (kind == "hockney")
     return std::make_shared<HockneyModel>(v.at("alpha").as_double("alpha"), v.at("beta").as_double("beta"),
                                           v.has("gamma") ? v.at("gamma").as_double("gamma") : 0.0,
-                                          v.has("copy") ? v.at("copy").as_double("copy") : 0.0);
+                                          v.has("copy") ? v.at("copy").as_double("copy") : 0.0,
+                                          v.has("overlap") ? v.at("overlap").as_bool("overlap") : true);
   if (kind == "loggp")
     return std::make_shared<LogGPModel>(v.at("L").as_double("L"), v.at("os").as_double("os"),
                                         v.at("or").as_double("or"), v.at("g").as_double("g"),

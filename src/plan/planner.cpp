@@ -65,7 +65,7 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
     const bool zero = moves_no_data(coll);
     for (auto& spec : specs_of(*a, coll, model)) {
       std::optional<Terms> cf;
-      if (use_closed && a->closed_form && hockney->copy() == 0) {
+      if (use_closed && a->closed_form && hockney->copy() == 0 && hockney->overlap()) {
         AlgorithmSpec as = parse_algorithm_spec(spec);
         GenContext ctx{coll, model, as.params, -1};
         reject_unknown_params(ctx, *a);
@@ -171,7 +171,7 @@ Planner::Planner(ModelPtr model, Overrides overrides) : model_(std::move(model))
 }
 
 size_t Planner::KeyHash::operator()(const Key& k) const {
-  uint64_t h = k.op;
+  uint64_t h = uint64_t(k.op) * 2 + k.order_free;
   for (uint64_t x : {uint64_t(uint32_t(k.nranks)), uint64_t(uint32_t(k.root)), uint64_t(k.elem),
                      uint64_t(uint32_t(k.bin)), k.group})
     h = (h ^ x) * 0x100000001B3ull + (h >> 29);
@@ -184,7 +184,7 @@ size_t Planner::cached() const {
 }
 
 Decision Planner::decide(const Collective& c, uint64_t group_key, const std::vector<int>& rank_map) {
-  Key key{uint8_t(c.op), c.nranks, has_root(c.op) ? c.root : 0, c.elem_size, size_bin(c.size_bytes()), group_key};
+  Key key{uint8_t(c.op), c.order_free, c.nranks, has_root(c.op) ? c.root : 0, c.elem_size, size_bin(c.size_bytes()), group_key};
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(key);

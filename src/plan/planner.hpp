@@ -76,12 +76,13 @@ class Planner {
  private:
   struct Key {
     uint8_t op;
+    bool order_free;  // floating-point allreduce has fewer candidates
     int32_t nranks, root;
     uint32_t elem;
     int32_t bin;
     uint64_t group;
     bool operator==(const Key& o) const {
-      return op == o.op && nranks == o.nranks && root == o.root && elem == o.elem && bin == o.bin && group == o.group;
+      return op == o.op && order_free == o.order_free && nranks == o.nranks && root == o.root && elem == o.elem && bin == o.bin && group == o.group;
     }
   };
   struct KeyHash {

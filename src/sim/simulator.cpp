@@ -20,7 +20,7 @@ constexpr uint64_t kArriveBit = 1;
 class Sim {
  public:
   Sim(const Schedule& s, const MachineModel& m, const SimOptions& opt)
-      : s_(s), m_(m), opt_(opt), N_(s.total_ops()), p_(size_t(s.nranks())) {}
+      : s_(s), m_(m), opt_(opt), N_(s.total_ops()), p_(size_t(s.nranks())), recv_on_cpu_(m.receive_uses_cpu()) {}
 
   SimResult run() {
     Matching match = match_messages(s_, 4);
@@ -163,6 +163,13 @@ class Sim {
 
   // Offers, in program order, every pending op that can now use its
   // resource: ops whose dependencies are done, receives whose message is in.
+  // Where an op queues: receives on the CPU when the model says so.
+  Resource resource_of(OpKind k) const {
+    if (k == OpKind::send) return kSendPort;
+    if (k == OpKind::recv) return recv_on_cpu_ ? kCpu : kRecvPort;
+    return kCpu;
+  }
+
   void flush(double t) {
     if (pending_.empty()) return;
     std::sort(pending_.begin(), pending_.end());
@@ -173,7 +180,7 @@ class Sim {
       if (!(flags_[g] & kPosted)) continue;
       if (o.kind == OpKind::recv && !(flags_[g] & kArrived)) continue;
       flags_[g] |= kOffered;
-      offer(g, o.kind == OpKind::send ? kSendPort : o.kind == OpKind::recv ? kRecvPort : kCpu, t);
+      offer(g, resource_of(o.kind), t);
     }
     pending_.clear();
   }
@@ -216,7 +223,7 @@ class Sim {
 
   void complete(uint64_t g, double t) {
     const Op& o = s_.op_at(g);
-    Resource res = o.kind == OpKind::send ? kSendPort : o.kind == OpKind::recv ? kRecvPort : kCpu;
+    Resource res = resource_of(o.kind);
     size_t q = size_t(rank_of_[g]) * 3 + res;
     if (head_[q] != kNil && free_at_[q] <= t) {
       uint64_t nxt = uint64_t(head_[q]);
@@ -239,6 +246,7 @@ class Sim {
   const SimOptions& opt_;
   const uint64_t N_;
   const size_t p_;
+  const bool recv_on_cpu_;
   std::vector<uint64_t> partner_;
   Dependents deps_;
   std::vector<uint32_t> rank_of_, remaining_;

@@ -7,7 +7,8 @@
 // program order). A send occupies the sender's port for `send`; its message
 // is at the receiver `arrive` after the send started; the receive then
 // occupies the receiver's port for `recv` once the receive is posted and the
-// port is free (MachineModel).
+// port is free (MachineModel) — or the receiver's CPU, when the model says
+// receives use it (shared memory).
 #pragma once
 #include <string>
 #include <vector>

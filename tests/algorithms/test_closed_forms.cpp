@@ -37,7 +37,7 @@ TEST_P(ClosedForm, EqualsTheSimulator) {
             if (!cf) continue;
             const auto& h = static_cast<const HockneyModel&>(*model);
             double predicted = cf->alpha * h.alpha() + cf->beta * h.beta() + cf->gamma * h.gamma();
-            double simulated = simulate(generate(s, c, *model), *model, {false, {}}).makespan;
+            double simulated = simulate(generate(s, c, *model), *model, {false, false, {}}).makespan;
             ASSERT_NEAR(predicted, simulated, 1e-9 * std::max(1e-6, simulated))
                 << s << " " << c.describe() << " on " << spec << ": closed form " << cf->alpha << " alpha + "
                 << cf->beta << " beta-bytes + " << cf->gamma << " gamma-bytes";

@@ -28,7 +28,7 @@ std::vector<int> sizes(std::mt19937& rng) {
   return v;
 }
 
-double run(const Schedule& s, const MachineModel& m) { return simulate(s, m, {false, {}}).makespan; }
+double run(const Schedule& s, const MachineModel& m) { return simulate(s, m, {false, false, {}}).makespan; }
 }  // namespace
 
 TEST(PostalBroadcast, LambdaTreeIsOptimalAndAlphaPartitionMatchesIt) {

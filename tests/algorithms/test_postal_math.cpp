@@ -114,7 +114,9 @@ TEST(PostalMath, DeficiencyRepresentsEveryN) {
       auto d = postal::deficiency(L, n);
       EXPECT_EQ(d.M.back(), n);
       EXPECT_DOUBLE_EQ(double(d.t), tab.T(n));
-      if (n % 97 == 0) EXPECT_DOUBLE_EQ(double(d.t), postal::T(L, n));
+      if (n % 97 == 0) {
+        EXPECT_DOUBLE_EQ(double(d.t), postal::T(L, n));
+      }
     }
   }
 }

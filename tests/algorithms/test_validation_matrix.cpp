@@ -3,12 +3,13 @@
 // 64, 100; every root for sizes up to 17 (three roots beyond); byte counts
 // 0, 1, 7, 4096 and 10^6 (counts not divisible by the group size); uneven
 // and reordered counts for the v-variants; and every parameter variant the
-// planner would try.
+// planner would try — each also after the execution passes (schedule/passes).
 #include <gtest/gtest.h>
 
 #include "../support/collectives.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
+#include "schedule/passes.hpp"
 #include "schedule/validator.hpp"
 
 using namespace hetcoll;
@@ -54,9 +55,23 @@ TEST_P(Matrix, EveryCaseIsValid) {
                 ValidationReport rep = validate(s);
                 ASSERT_TRUE(rep.ok) << spec << " " << c.describe() << " variant " << variant << " on " << m->spec()
                                     << ": " << rep.summary();
-                if (op == CollOp::allreduce && a.rank_consistent)
+                if (op == CollOp::allreduce && a.rank_consistent) {
                   ASSERT_TRUE(rep.rank_consistent) << spec << " " << c.describe();
+                }
                 ++checked;
+                // What the MPI layer runs: the schedule after the execution
+                // passes (input forwarding, receiving into accumulators).
+                PassStats ps;
+                Schedule f = optimize_for_execution(s, &ps);
+                if (ps.forwarded + ps.received_in_place) {
+                  ValidationReport frep = validate(f);
+                  ASSERT_TRUE(frep.ok) << "optimized " << spec << " " << c.describe() << " variant " << variant
+                                       << ": " << frep.summary();
+                  if (op == CollOp::allreduce && a.rank_consistent) {
+                    ASSERT_TRUE(frep.rank_consistent) << "optimized " << spec << " " << c.describe();
+                  }
+                  ++checked;
+                }
               }
             }
           }

@@ -11,6 +11,7 @@
 #include "../support/collectives.hpp"
 #include "algorithms/registry.hpp"
 #include "exec/executor.hpp"
+#include "schedule/passes.hpp"
 #include "local_fabric.hpp"
 #include "model/machine_model.hpp"
 
@@ -87,7 +88,8 @@ std::vector<Bytes> reference(const Collective& c, const std::vector<Bytes>& in, 
   return out;
 }
 
-void run_case(const std::string& algo, const Collective& c, const MachineModel& model) {
+// optimized: run the schedule after the execution passes, as the MPI layer does.
+void run_case(const std::string& algo, const Collective& c, const MachineModel& model, bool optimized) {
   const int p = c.nranks;
   std::vector<Bytes> in(static_cast<size_t>(p)), out(static_cast<size_t>(p));
   for (int r = 0; r < p; ++r) {
@@ -105,6 +107,7 @@ void run_case(const std::string& algo, const Collective& c, const MachineModel& 
     threads.emplace_back([&, r] {
       try {
         Schedule s = generate(algo, c, model, r);  // this rank's program only
+        if (optimized) s = optimize_for_execution(s);
         Bytes tmp(s.tmp_bytes(r) + 1);
         ReduceFn k = is_reduction(c.op) ? reduce_kernel(ReduceOp::sum, int_type(c.elem_size)) : nullptr;
         execute(s, r, {in[size_t(r)].data(), out[size_t(r)].data(), tmp.data()}, k, fabric.endpoint(r));
@@ -114,9 +117,9 @@ void run_case(const std::string& algo, const Collective& c, const MachineModel& 
     });
   for (auto& t : threads) t.join();
   for (int r = 0; r < p; ++r) {
-    ASSERT_EQ(errors[size_t(r)], "") << algo << " " << c.describe() << " rank " << r;
+    ASSERT_EQ(errors[size_t(r)], "") << algo << (optimized ? " optimized " : " ") << c.describe() << " rank " << r;
     if (c.op == CollOp::exscan && r == 0) continue;  // undefined by MPI
-    ASSERT_EQ(out[size_t(r)], expect[size_t(r)]) << algo << " " << c.describe() << " rank " << r;
+    ASSERT_EQ(out[size_t(r)], expect[size_t(r)]) << algo << (optimized ? " optimized " : " ") << c.describe() << " rank " << r;
   }
 }
 
@@ -132,7 +135,8 @@ TEST_P(Executor, RealDataMatchesTheReference) {
           if (!has_root(op) && root) continue;
           for (int variant : {0, 2}) {
             if (variant && !hetcoll::testing::has_variants(op)) continue;
-            run_case(a.name, make_test_collective(op, p, root, bytes, variant), *model);
+            for (bool optimized : {false, true})
+              run_case(a.name, make_test_collective(op, p, root, bytes, variant), *model, optimized);
           }
         }
 }
@@ -245,3 +249,27 @@ std::vector<std::string> all_names() {
 INSTANTIATE_TEST_SUITE_P(Registry, Executor, ::testing::ValuesIn(all_names()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 }  // namespace
+
+// The executor folds input copies into the reductions that first touch the
+// bytes (executor.hpp); the real-data matrix above checks the results, this
+// checks that the folding happens where it should and only there.
+TEST(ExecutorCompile, FoldsInputCopiesIntoReductions) {
+  auto model = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
+  auto fused = [&](const std::string& algo, Collective c, int rank, bool forward) {
+    Schedule s = generate(algo, c, *model, rank);
+    if (forward) s = forward_input_copies(s);
+    return compile(s, rank, 1 << 15).fused_copies;
+  };
+  Collective red = Collective::make(CollOp::reduce, 2, 1024, 0, 8);
+  EXPECT_EQ(fused("binomial_reduce", red, 0, false), 1u);  // copy out=in; reduce out+=tmp
+  EXPECT_EQ(fused("chain_reduce[seg=256]", red, 0, false), 1u);
+  Collective all = Collective::make(CollOp::allreduce, 2, 1024, 0, 8);
+  // Rabenseifner sends half of the copy: only once the send reads `in`.
+  EXPECT_EQ(fused("rabenseifner_allreduce", all, 0, false), 0u);
+  EXPECT_EQ(fused("rabenseifner_allreduce", all, 0, true), 1u);
+  Collective in_place = all;
+  in_place.in_place = true;
+  EXPECT_EQ(fused("recursive_doubling_allreduce", in_place, 0, true), 0u);
+  // A broadcast has no input copy to fold.
+  EXPECT_EQ(fused("binomial_tree", Collective::make(CollOp::bcast, 4, 1000), 1, true), 0u);
+}

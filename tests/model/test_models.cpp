@@ -109,7 +109,9 @@ TEST(HeterogeneousModel, JsonRoundTrip) {
   auto back = model_from_json(m->to_json());
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
-      if (i != j) EXPECT_DOUBLE_EQ(back->message(i, j, 777).total(), m->message(i, j, 777).total());
+      if (i != j) {
+        EXPECT_DOUBLE_EQ(back->message(i, j, 777).total(), m->message(i, j, 777).total());
+      }
 }
 
 TEST(ModelSpec, UnknownModelNamesTheKnownOnes) {
@@ -121,4 +123,17 @@ TEST(ModelSpec, UnknownModelNamesTheKnownOnes) {
     EXPECT_NE(w.find("postal"), std::string::npos);
     EXPECT_NE(w.find("hockney"), std::string::npos);
   }
+}
+
+TEST(HockneyModel, OverlapZeroPutsReceivesOnTheCpu) {
+  auto m = parse_model("hockney:alpha=1us,beta=1ns,gamma=2ns,overlap=0");
+  EXPECT_TRUE(m->receive_uses_cpu());
+  EXPECT_FALSE(parse_model("hockney:alpha=1us,beta=1ns")->receive_uses_cpu());
+  EXPECT_FALSE(parse_model("hockney:alpha=1us,beta=1ns,overlap=1")->receive_uses_cpu());
+  // The flag is part of the model's identity: spec and JSON round-trip it.
+  EXPECT_NE(m->spec().find("overlap=0"), std::string::npos);
+  EXPECT_EQ(parse_model(m->spec())->spec(), m->spec());
+  EXPECT_TRUE(model_from_json(m->to_json())->receive_uses_cpu());
+  EXPECT_THROW(parse_model("hockney:alpha=1us,beta=1ns,overlap=2"), InputError);
+  EXPECT_THROW(parse_model("hockney:alpha=1us,beta=1ns,overlap=yes"), InputError);
 }

@@ -119,8 +119,16 @@ bool equal(const void* x, const void* y, int count, const TypeCase& tc) {
         else { std::complex<float> u, v; std::memcpy(&u, a, 8); std::memcpy(&v, b, 8);
           if (std::abs(u - v) > 1e-5f * std::max(1.0f, std::abs(u))) return false; }
         break;
-      case TypeCase::FloatPair: { double u, v; int i, j; std::memcpy(&u, a, 8); std::memcpy(&v, b, 8); std::memcpy(&i, a + 8, 4); std::memcpy(&j, b + 8, 4);
-        if (u != v || i != j) return false; break; }
+      case TypeCase::FloatPair: {
+        double u, v;
+        int i, j;
+        std::memcpy(&u, a, 8);
+        std::memcpy(&v, b, 8);
+        std::memcpy(&i, a + 8, 4);
+        std::memcpy(&j, b + 8, 4);
+        if (u != v || i != j) return false;
+        break;
+      }
       case TypeCase::IntPair:
         if (tc.type == MPI_SHORT_INT) { short u, v; int i, j; std::memcpy(&u, a, 2); std::memcpy(&v, b, 2); std::memcpy(&i, a + 4, 4); std::memcpy(&j, b + 4, 4);
           if (u != v || i != j) return false; }
@@ -231,6 +239,44 @@ void test_reduction(Ctx& c, CollOp op, const std::string& algo, size_t bytes, in
     PMPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_UINT64_T, MPI_MIN, c.comm);
     PMPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_UINT64_T, MPI_MAX, c.comm);
     report(lo == hi, what + " (identical on all ranks)");
+  }
+}
+
+// Floating-point allreduce on special values (±0, NaNs of either sign,
+// ±inf): every rank must get the same bits whatever order its algorithm
+// combines in (the kernels are commutative bit for bit), and the results
+// must be what the values say (a NaN where any input is NaN or inf meets
+// -inf in a sum; max never below any input).
+void test_special_values(Ctx& c, const std::string& algo) {
+  const double specials[] = {0.0, -0.0, std::nan(""), -std::nan(""), HUGE_VAL, -HUGE_VAL, 1.0, -1.0};
+  const int n = 512;
+  std::vector<double> in(n);
+  for (int i = 0; i < n; ++i) in[size_t(i)] = specials[(i / (c.rank % 3 + 1) + c.rank * 5 + i) % 8];
+  for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_MIN}) {
+    std::vector<double> out(n, 7.0);
+    MPI_Allreduce(in.data(), out.data(), n, MPI_DOUBLE, op, c.comm);
+    std::string what = label(c, algo, "allreduce", n * 8, 0, op == MPI_SUM ? "special sum" : op == MPI_MAX ? "special max" : "special min", false);
+    uint64_t h = 1469598103934665603ull;
+    for (double v : out) {
+      uint64_t b;
+      std::memcpy(&b, &v, 8);
+      h = (h ^ b) * 1099511628211ull;
+    }
+    uint64_t lo = h, hi = h;
+    PMPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_UINT64_T, MPI_MIN, c.comm);
+    PMPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_UINT64_T, MPI_MAX, c.comm);
+    report(lo == hi, what + " (identical on all ranks)");
+    // What the values say, element by element (native results as the truth
+    // for which elements are NaN).
+    std::vector<double> ref(n);
+    PMPI_Allreduce(in.data(), ref.data(), n, MPI_DOUBLE, op, c.comm);
+    bool ok = true;
+    for (int i = 0; i < n; ++i) {
+      double v = out[size_t(i)], r = ref[size_t(i)];
+      if (op == MPI_SUM) ok &= std::isnan(v) == std::isnan(r) && (std::isnan(v) || v == r);
+      else ok &= std::isnan(v) || std::isnan(r) || v == r;  // MPI leaves NaN in min/max unspecified
+    }
+    report(ok, what);
   }
 }
 
@@ -437,6 +483,7 @@ void run_all(Ctx& c, bool quick) {
               // different orders; floating point only where rank-consistent.
               const TypeCase& use = (!a->rank_consistent && tc.kind != TypeCase::Int) ? reds[0] : tc;
               test_reduction(c, op, a->name, bytes, root, use, ip, a->rank_consistent);
+              if (op == CollOp::allreduce && a->rank_consistent && bytes == 1000 && !ip) test_special_values(c, a->name);
             } else {
               test_movement(c, op, a->name, bytes, root, datas[rotate % datas.size()], ip);
             }

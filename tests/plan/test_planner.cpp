@@ -9,6 +9,7 @@
 
 #include "../support/collectives.hpp"
 #include "algorithms/postal_math.hpp"
+#include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
 #include "plan/planner.hpp"
 #include "util/error.hpp"
@@ -88,6 +89,22 @@ TEST(Planner, FloatingPointAllreduceOnlyConsidersRankConsistentAlgorithms) {
   bool bks = false;
   for (auto& cand : plan(c, *m).candidates) bks |= cand.algorithm.rfind("bks_", 0) == 0;
   EXPECT_TRUE(bks);
+}
+
+// The decision cache must keep integer and floating-point allreduces of the
+// same size apart: a decision for order-free data may be an algorithm that
+// is not rank-consistent.
+TEST(Planner, DecisionCacheSeparatesOrderFreeFromFloatingPoint) {
+  Planner planner(parse_model("postal:lambda=2.2"));
+  Collective ints = Collective::make(CollOp::allreduce, 48, 4, 0, 8);
+  ints.order_free = true;
+  Collective floats = ints;
+  floats.order_free = false;
+  Decision a = planner.decide(ints);
+  Decision b = planner.decide(floats);
+  EXPECT_EQ(planner.cached(), 2u);
+  EXPECT_EQ(a.algorithm.rfind("bks_", 0), 0u) << a.algorithm;  // the postal model's choice for free order
+  EXPECT_TRUE(find_algorithm(parse_algorithm_spec(b.algorithm).name).rank_consistent) << b.algorithm;
 }
 
 TEST(Planner, SizeBins) {

@@ -170,3 +170,51 @@ def test_demo_runs(run_cli, tmp_path):
     assert code == 0, err
     assert "lambda_tree: finishes at 5" in out
     assert (tmp_path / "demo" / "lambda_tree.dot").exists()
+
+
+def test_lib_points_at_the_installed_preload_library(run_cli):
+    import os
+
+    code, out, err = run_cli("lib", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert set(d) == {"preload", "capi", "include"}
+    assert d["preload"].endswith("libhetcoll_mpi.so") and os.path.exists(d["preload"])
+    assert os.path.exists(os.path.join(d["include"], "hetcoll.h"))
+    code, out, _ = run_cli("lib")
+    assert code == 0 and out.strip() == d["preload"]
+
+
+def _bench_json(path, ranks, speeds):
+    results = [{"op": op, "bytes": b, "hetcoll_us": 10.0 / s, "native_us": 10.0, "speed": s, "algorithm": algo}
+               for op, b, s, algo in speeds]
+    path.write_text(json.dumps({"ranks": ranks, "reps": 3, "results": results}))
+    return str(path)
+
+
+def test_bench_report_tables_and_plot(run_cli, tmp_path):
+    a = _bench_json(tmp_path / "p2.json", 2, [("bcast", 8, 0.8, "binomial_tree"), ("bcast", 4096, 1.2, "binomial_tree"),
+                                              ("reduce", 8, 1.0, "binomial_reduce"), ("reduce", 4096, 0.95, "rabenseifner_reduce"),
+                                              ("barrier", 0, 0.92, "dissemination_barrier")])
+    b = _bench_json(tmp_path / "p4.json", 4, [("bcast", 8, 1.1, "binomial_tree"), ("bcast", 4096, 1.3, "chain_bcast")])
+    md, png = tmp_path / "r.md", tmp_path / "r.png"
+    code, out, err = run_cli("bench-report", b, a, "--markdown", str(md), "--png", str(png))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("2 ranks: 4/5 cases at >= 0.9x native")  # sorted by ranks
+    assert "worst 0.80 (bcast 8 B, binomial_tree)" in lines[0]
+    assert lines[1].startswith("4 ranks: 2/2 cases")
+    text = md.read_text()
+    assert "| bcast | **0.80** | 1.20 | `binomial_tree` |" in text
+    assert "`binomial_reduce` (8 B), `rabenseifner_reduce` (4 KiB)" in text
+    assert "barrier: 0.92" in text
+    assert png.stat().st_size > 10000
+
+
+def test_bench_report_rejects_other_files(run_cli, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{\"something\": 1}")
+    code, out, err = run_cli("bench-report", str(bad))
+    assert code == 2 and err.count("\n") == 1 and "not bench_mpi output" in err
+    code, out, err = run_cli("bench-report", str(tmp_path / "missing.json"))
+    assert code == 2 and "cannot read" in err

@@ -22,7 +22,9 @@ void expect_same(const Schedule& a, const Schedule& b) {
       EXPECT_EQ(x.kind, y.kind);
       EXPECT_EQ(x.peer, y.peer);
       EXPECT_EQ(x.slice().str(), y.slice().str());
-      if (x.kind == OpKind::reduce || x.kind == OpKind::copy) EXPECT_EQ(x.src().str(), y.src().str());
+      if (x.kind == OpKind::reduce || x.kind == OpKind::copy) {
+        EXPECT_EQ(x.src().str(), y.src().str());
+      }
       std::vector<uint32_t> dx(a.deps_begin(r, i), a.deps_end(r, i)), dy(b.deps_begin(r, i), b.deps_end(r, i));
       EXPECT_EQ(dx, dy);
     }

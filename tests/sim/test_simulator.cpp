@@ -92,7 +92,9 @@ TEST(Simulator, BanikazemiEquationSevenForAnyTree) {
         for (int v = 0; v < n; ++v) {
           int rank = (v + root) % n;
           bool leaf = tree.child_begin[size_t(v)] == tree.child_begin[size_t(v) + 1];
-          if (leaf) EXPECT_NEAR(res.rank_finish[size_t(rank)], expect[size_t(v)], 1e-12) << "node " << v;
+          if (leaf) {
+            EXPECT_NEAR(res.rank_finish[size_t(rank)], expect[size_t(v)], 1e-12) << "node " << v;
+          }
           makespan = std::max(makespan, expect[size_t(v)]);
         }
         EXPECT_NEAR(res.makespan, makespan, 1e-12);  // eq. 6: the maximum
@@ -127,4 +129,30 @@ TEST(Simulator, RankMapSelectsPhysicalNodes) {
   fast.rank_map = {0, 1};
   slow.rank_map = {2, 3};
   EXPECT_LT(simulate(s, *m, fast).makespan, simulate(s, *m, slow).makespan);
+}
+
+// overlap=0 (shared memory): a receive is the receiver's CPU work, so it
+// waits for a reduction that holds the CPU (and the other way round).
+TEST(Simulator, ReceivesOnTheCpuDoNotOverlapReductions) {
+  Builder b(Collective::make(CollOp::reduce, 2, 2000, 0, 1), "hand");
+  uint64_t t = b.alloc_tmp(0, 2000);
+  b.copy(0, {Buf::out, 0, 2000}, {Buf::in, 0, 2000});
+  b.recv(0, 1, {Buf::tmp, t, 1000});
+  b.recv(0, 1, {Buf::tmp, t + 1000, 1000});
+  b.reduce(0, {Buf::out, 0, 1000}, {Buf::tmp, t, 1000});
+  b.reduce(0, {Buf::out, 1000, 1000}, {Buf::tmp, t + 1000, 1000});
+  b.send(1, 0, {Buf::in, 0, 1000});
+  b.send(1, 0, {Buf::in, 1000, 1000});
+  Schedule s = b.finish();
+  // 1000 bytes: 1 µs on the wire, 1 µs to combine.
+  auto ports = parse_model("hockney:alpha=0s,beta=1ns,gamma=1ns");
+  auto cpu = parse_model("hockney:alpha=0s,beta=1ns,gamma=1ns,overlap=0");
+  // Ports: recv A [0,1], recv B [1,2] while reducing A [1,2], reduce B [2,3].
+  EXPECT_NEAR(simulate(s, *ports).makespan, 3e-6, 1e-15);
+  // CPU: recv A [0,1], recv B [1,2], reduce A [2,3], reduce B [3,4].
+  EXPECT_NEAR(simulate(s, *cpu).makespan, 4e-6, 1e-15);
+  // No closed form claims to be exact on such a model.
+  Collective c = Collective::make(CollOp::allreduce, 8, 1000, 0, 8);
+  EXPECT_TRUE(closed_form("ring_allreduce", c, *ports).has_value());
+  EXPECT_FALSE(closed_form("ring_allreduce", c, *cpu).has_value());
 }

@@ -1,0 +1,111 @@
+// Benchmark (not a test): hetcoll's collectives against the native MPI ones
+// in the same run. Linked against libhetcoll_mpi: MPI_* is hetcoll, PMPI_*
+// the native library.
+//
+// Each call is timed on its own after a barrier (OSU-style); a measurement
+// is the slowest rank's mean over `iters` calls. hetcoll and native
+// alternate measurement by measurement, `reps` times per size; the medians
+// and their ratio (speed = native / hetcoll, > 1: hetcoll faster) are
+// printed as JSON.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hetcoll.h"
+
+namespace {
+
+using Call = std::function<void(bool native)>;
+
+double seconds_per_call(const Call& f, bool native, int iters) {
+  double sum = 0;
+  for (int i = 0; i < iters; ++i) {
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    f(native);
+    sum += MPI_Wtime() - t0;
+  }
+  double local = sum / iters, global = 0;
+  PMPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return global;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, p;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 7;
+  const size_t max_bytes = argc > 2 ? size_t(std::atol(argv[2])) : size_t(4) << 20;
+  std::vector<char> a(max_bytes * size_t(p) + 64, 1), b(max_bytes * size_t(p) + 64, 2);
+  const std::string only = argc > 3 ? std::string(",") + argv[3] + "," : "";
+  std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
+  const char* ops[] = {"bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "reduce_scatter_block",
+                       "alltoall", "scan", "barrier"};
+  if (rank == 0) std::printf("{\"ranks\": %d, \"reps\": %d, \"results\": [\n", p, reps);
+  bool first = true;
+  for (const char* op : ops) {
+    std::string name = op;
+    if (!only.empty() && only.find("," + name + ",") == std::string::npos) continue;
+    for (size_t bytes : {size_t(8), size_t(64), size_t(512), size_t(4) << 10, size_t(32) << 10, size_t(256) << 10,
+                         size_t(1) << 20, size_t(4) << 20}) {
+      if (bytes > max_bytes) break;
+      if (name == "barrier" && bytes > 8) break;
+      // Per-rank message of `bytes`; doubles for the reductions.
+      const int n = int(bytes / 8);
+      for (int i = 0; i < p; ++i) {
+        counts[size_t(i)] = n;
+        displs[size_t(i)] = i * n;
+      }
+      Call f = [&](bool native) {
+        char *x = a.data(), *y = b.data();
+        if (name == "bcast") native ? PMPI_Bcast(x, n, MPI_DOUBLE, 0, MPI_COMM_WORLD) : MPI_Bcast(x, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        else if (name == "reduce") native ? PMPI_Reduce(x, y, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD) : MPI_Reduce(x, y, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        else if (name == "allreduce") native ? PMPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) : MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        else if (name == "gather") native ? PMPI_Gather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, MPI_COMM_WORLD) : MPI_Gather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        else if (name == "scatter") native ? PMPI_Scatter(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, MPI_COMM_WORLD) : MPI_Scatter(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        else if (name == "allgather") native ? PMPI_Allgather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, MPI_COMM_WORLD) : MPI_Allgather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, MPI_COMM_WORLD);
+        else if (name == "reduce_scatter_block") native ? PMPI_Reduce_scatter_block(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) : MPI_Reduce_scatter_block(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        else if (name == "alltoall") native ? PMPI_Alltoall(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, MPI_COMM_WORLD) : MPI_Alltoall(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, MPI_COMM_WORLD);
+        else if (name == "scan") native ? PMPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) : MPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        else native ? PMPI_Barrier(MPI_COMM_WORLD) : MPI_Barrier(MPI_COMM_WORLD);
+      };
+      // Enough iterations for ~20 ms per measurement, decided on rank 0.
+      f(false);
+      f(true);
+      double probe = seconds_per_call(f, true, 3);
+      int iters = int(std::clamp(0.01 / std::max(probe, 1e-7), 5.0, 2000.0));
+      PMPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      std::vector<double> th, tn;
+      for (int r = 0; r < reps; ++r) {
+        th.push_back(seconds_per_call(f, false, iters));
+        tn.push_back(seconds_per_call(f, true, iters));
+      }
+      char algo[256];
+      hetcoll_last_algorithm(MPI_COMM_WORLD, algo, sizeof algo);
+      if (rank == 0) {
+        double h = median(th), nat = median(tn);
+        std::printf("%s  {\"op\": \"%s\", \"bytes\": %zu, \"hetcoll_us\": %.2f, \"native_us\": %.2f, \"speed\": %.2f, \"algorithm\": \"%s\"}",
+                    first ? "" : ",\n", op, name == "barrier" ? size_t(0) : bytes, h * 1e6, nat * 1e6, nat / h, algo);
+        first = false;
+        std::fflush(stdout);
+      }
+    }
+  }
+  if (rank == 0) std::printf("\n]}\n");
+  MPI_Finalize();
+  return 0;
+}
