@@ -56,17 +56,6 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   return hybrid_cost(CollOp::allgather, hybrid_mesh_for(ctx, "hybrid_allgather"), ctx.coll.count, ctx.coll.elem_size,
                      false);
 }
-
-std::optional<Terms> estimate(const GenContext& ctx, const HockneyParams&) {
-  if (ctx.coll.nranks == 1) return Terms{};
-  return hybrid_estimate(CollOp::allgather, hybrid_mesh_for(ctx, "hybrid_allgather"), ctx.coll.count, ctx.coll.elem_size);
-}
-
-std::vector<std::string> variants(const Collective& c, const MachineModel&) {
-  std::vector<std::string> v;
-  for (auto& m : hybrid_meshes(CollOp::allgather, c.nranks)) v.push_back("hybrid_allgather[mesh=" + m.str() + "]");
-  return v;
-}
 }  // namespace
 
 Algorithm hybrid_allgather_algorithm() {
@@ -81,8 +70,8 @@ Algorithm hybrid_allgather_algorithm() {
   a.params = {"mesh"};
   a.generate = generate;
   a.closed_form = closed;
-  a.estimate = estimate;
-  a.variants = variants;
+  a.estimate = hybrid_estimate_hook<CollOp::allgather>;
+  a.variants = hybrid_variants_hook<CollOp::allgather>;
   return a;
 }
 }  // namespace hetcoll

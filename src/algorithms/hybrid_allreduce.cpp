@@ -65,17 +65,6 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   if (mesh.has_m() && floor_pow2(dk) != dk) return std::nullopt;
   return hybrid_cost(CollOp::allreduce, mesh, ctx.coll.count, ctx.coll.elem_size, false);
 }
-
-std::optional<Terms> estimate(const GenContext& ctx, const HockneyParams&) {
-  if (ctx.coll.nranks == 1) return Terms{};
-  return hybrid_estimate(CollOp::allreduce, hybrid_mesh_for(ctx, "hybrid_allreduce"), ctx.coll.count, ctx.coll.elem_size);
-}
-
-std::vector<std::string> variants(const Collective& c, const MachineModel&) {
-  std::vector<std::string> v;
-  for (auto& m : hybrid_meshes(CollOp::allreduce, c.nranks)) v.push_back("hybrid_allreduce[mesh=" + m.str() + "]");
-  return v;
-}
 }  // namespace
 
 Algorithm hybrid_allreduce_algorithm() {
@@ -90,8 +79,8 @@ Algorithm hybrid_allreduce_algorithm() {
   a.params = {"mesh"};
   a.generate = generate;
   a.closed_form = closed;
-  a.estimate = estimate;
-  a.variants = variants;
+  a.estimate = hybrid_estimate_hook<CollOp::allreduce>;
+  a.variants = hybrid_variants_hook<CollOp::allreduce>;
   return a;
 }
 }  // namespace hetcoll

@@ -57,17 +57,6 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   if (ctx.coll.nranks == 1) return Terms{};
   return hybrid_cost(CollOp::bcast, hybrid_mesh_for(ctx, "hybrid_bcast"), ctx.coll.count, ctx.coll.elem_size, false);
 }
-
-std::optional<Terms> estimate(const GenContext& ctx, const HockneyParams&) {
-  if (ctx.coll.nranks == 1) return Terms{};
-  return hybrid_estimate(CollOp::bcast, hybrid_mesh_for(ctx, "hybrid_bcast"), ctx.coll.count, ctx.coll.elem_size);
-}
-
-std::vector<std::string> variants(const Collective& c, const MachineModel&) {
-  std::vector<std::string> v;
-  for (auto& m : hybrid_meshes(CollOp::bcast, c.nranks)) v.push_back("hybrid_bcast[mesh=" + m.str() + "]");
-  return v;
-}
 }  // namespace
 
 Algorithm hybrid_bcast_algorithm() {
@@ -82,8 +71,8 @@ Algorithm hybrid_bcast_algorithm() {
   a.params = {"mesh"};
   a.generate = generate;
   a.closed_form = closed;
-  a.estimate = estimate;
-  a.variants = variants;
+  a.estimate = hybrid_estimate_hook<CollOp::bcast>;
+  a.variants = hybrid_variants_hook<CollOp::bcast>;
   return a;
 }
 }  // namespace hetcoll

@@ -70,6 +70,23 @@ Piece mesh_piece(const Mesh& mesh, int r, int level, uint64_t count);
 // The mesh a hybrid generator uses: its mesh= parameter, else best_mesh().
 Mesh hybrid_mesh_for(const GenContext& ctx, const char* algo);
 
+// The planner hooks the hybrid algorithm of `Op` ("hybrid_<op>") shares
+// with the others: its estimate (hybrid_estimate of the mesh it would use)
+// and its variants (one spec per mesh of the group).
+template <CollOp Op>
+std::optional<Terms> hybrid_estimate_hook(const GenContext& ctx, const HockneyParams&) {
+  if (ctx.coll.nranks == 1) return Terms{};
+  const std::string name = std::string("hybrid_") + coll_op_name(Op);
+  return hybrid_estimate(Op, hybrid_mesh_for(ctx, name.c_str()), ctx.coll.count, ctx.coll.elem_size);
+}
+
+template <CollOp Op>
+std::vector<std::string> hybrid_variants_hook(const Collective& c, const MachineModel&) {
+  std::vector<std::string> v;
+  for (auto& m : hybrid_meshes(Op, c.nranks)) v.push_back(std::string("hybrid_") + coll_op_name(Op) + "[mesh=" + m.str() + "]");
+  return v;
+}
+
 // α, β, γ as a Hockney model would see the given model at `bytes` (rank 0
 // to rank 1): α = time of an empty message, β the slope, γ per byte.
 HockneyParams hockney_estimate(const MachineModel& model, uint64_t bytes);
