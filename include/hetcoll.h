@@ -1,15 +1,28 @@
 /* hetcoll C API: call hetcoll's collectives explicitly.
  *
  * Each hetcoll_<collective> takes exactly the arguments of the MPI-3
- * function of the same name and returns a status instead of raising MPI
- * errors: HETCOLL_SUCCESS when hetcoll ran it, HETCOLL_UNSUPPORTED or
- * HETCOLL_BAD_ARGUMENT when it did nothing (the caller may run the MPI
- * function instead: that is what libhetcoll_mpi.so's MPI_* functions do),
- * HETCOLL_MPI_ERROR or HETCOLL_INTERNAL_ERROR when it failed part way.
- * hetcoll_last_error() tells why. No C++ exception crosses this interface.
+ * function of the same name (hetcoll_collectives.def lists them) and
+ * returns a status instead of raising MPI errors:
+ *   HETCOLL_SUCCESS         hetcoll ran it;
+ *   HETCOLL_UNSUPPORTED     hetcoll does not handle this call (an
+ *                           intercommunicator, a user-defined operation,
+ *                           HETCOLL_DISABLE): nothing was done, the caller
+ *                           may run the MPI function instead — that is what
+ *                           libhetcoll_mpi.so's MPI_* functions do;
+ *   HETCOLL_BAD_ARGUMENT    an invalid argument (MPI_DATATYPE_NULL, a
+ *                           negative count, a root outside the group):
+ *                           nothing was done;
+ *   HETCOLL_MPI_ERROR       an MPI call failed during the collective (a
+ *                           truncated message when ranks passed different
+ *                           counts, ...);
+ *   HETCOLL_INTERNAL_ERROR  a bug in hetcoll.
+ * hetcoll_last_error() tells why in words, hetcoll_last_error_code() as the
+ * MPI error code the native library would give (MPI_ERR_TYPE,
+ * MPI_ERR_TRUNCATE, ..., MPI_ERR_INTERN for a bug). No C++ exception
+ * crosses this interface.
  *
- * The configuration comes from the environment (HETCOLL_PROFILE,
- * HETCOLL_ALGO, HETCOLL_DEBUG, HETCOLL_DISABLE) and can be changed here. */
+ * The configuration comes from the environment (`hetcoll config` lists the
+ * HETCOLL_* variables) and can be changed here. */
 #ifndef HETCOLL_H
 #define HETCOLL_H
 
@@ -27,29 +40,17 @@ enum hetcoll_status {
   HETCOLL_INTERNAL_ERROR = 4  /* a bug in hetcoll */
 };
 
-
-int hetcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-int hetcoll_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
-int hetcoll_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int hetcoll_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int hetcoll_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
-int hetcoll_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int hetcoll_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int hetcoll_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int hetcoll_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
-int hetcoll_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int hetcoll_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int hetcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int hetcoll_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
-int hetcoll_barrier(MPI_Comm comm);
-int hetcoll_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int hetcoll_exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+/* int hetcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm); and the other 15. */
+#define HETCOLL_COLLECTIVE(name, Name, params, args) int hetcoll_##name params;
+#include "hetcoll_collectives.def"
+#undef HETCOLL_COLLECTIVE
 
 /* Replace the machine model (a model spec such as
  * "hockney:alpha=2us,beta=0.1ns" or a JSON model file) or the algorithm
  * overrides ("bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect"); "" (or
- * NULL) restores the default / clears them. HETCOLL_BAD_ARGUMENT keeps the
- * old setting. Call with the same argument on every rank. */
+ * NULL) restores the default / clears them. Everything is checked here —
+ * names, parameters and their values: HETCOLL_BAD_ARGUMENT keeps the old
+ * setting. Call with the same argument on every rank. */
 int hetcoll_set_model(const char* spec);
 int hetcoll_set_algorithm(const char* rules);
 
@@ -57,10 +58,14 @@ int hetcoll_set_algorithm(const char* rules);
  * buf (at most len bytes, NUL-terminated); "" if none. */
 int hetcoll_last_algorithm(MPI_Comm comm, char* buf, int len);
 
-/* Why the calling thread's last hetcoll call did not succeed. */
+/* Why the calling thread's last hetcoll call did not succeed, in words and
+ * as an MPI error code. */
 const char* hetcoll_last_error(void);
+int hetcoll_last_error_code(void);
 /* A constant description of a status code. */
 const char* hetcoll_status_string(int status);
+/* The library's version, e.g. "0.2.0". */
+const char* hetcoll_version(void);
 
 #ifdef __cplusplus
 }

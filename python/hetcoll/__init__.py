@@ -10,9 +10,12 @@ from ._core import (  # noqa: F401
     Schedule,
     ScheduleError,
     SimResult,
+    TooLarge,
+    __version__,
     algorithms,
     collective,
     collective_ops,
+    decide,
     generate,
     parse_model,
     plan,
@@ -20,5 +23,3 @@ from ._core import (  # noqa: F401
     schedule_from_json,
     schedule_from_text,
 )
-
-__version__ = "0.1.0"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,10 @@ class CliError(Exception):
     """A user-facing error: printed as one line, exit code 2."""
 
 
+class InternalError(Exception):
+    """A bug in hetcoll (e.g. it built an invalid schedule): one line, exit code 1."""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2 (argparse prints usage too)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
@@ -33,8 +38,12 @@ class _Parser(argparse.ArgumentParser):
 _SIZE_SUFFIX = {"": 1, "b": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
 
 
+MAX_BYTES = _core.MAX_BYTES
+MAX_RANKS = _core.MAX_RANKS
+
+
 def parse_size(text: str) -> int:
-    """'4096', '64k', '1M' → bytes (k = 1024)."""
+    """'4096', '64k', '1M' → bytes (k = 1024), at most MAX_BYTES."""
     t = text.strip().lower()
     num = t.rstrip("kmgib")
     suffix = t[len(num):]
@@ -45,34 +54,82 @@ def parse_size(text: str) -> int:
     if suffix not in _SIZE_SUFFIX:
         raise argparse.ArgumentTypeError(f"'{text}': unknown size suffix '{suffix}' (use k, M, G)")
     b = value * _SIZE_SUFFIX[suffix]
-    if b < 0 or b != int(b):
+    if not math.isfinite(b) or b < 0 or b != int(b):
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole, non-negative number of bytes")
+    if b > MAX_BYTES:
+        raise argparse.ArgumentTypeError(f"'{text}' is more than hetcoll plans for ({MAX_BYTES} bytes)")
     return int(b)
+
+
+def _int_in(lo: int, hi: int, what: str):
+    """An argparse type: an integer in [lo, hi]."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} '{text}' is not an integer") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{what} must be at least {lo} and at most {hi}, got {v}")
+        return v
+
+    return parse
+
+
+def _real_in(lo: float, hi: float, what: str):
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} '{text}' is not a number") from None
+        if not (math.isfinite(v) and lo <= v <= hi):
+            raise argparse.ArgumentTypeError(f"{what} must lie in [{lo:g}, {hi:g}], got {text}")
+        return v
+
+    return parse
 
 
 def _collective(args) -> "_core.Collective":
     if args.bytes % args.elem_size:
         raise CliError(f"--bytes {args.bytes} is not a multiple of --elem-size {args.elem_size}")
-    return _core.collective(args.op, args.ranks, args.bytes // args.elem_size, args.root, args.elem_size,
-                            getattr(args, "order_free", False))
+    if has_root(args.op) and not 0 <= args.root < args.ranks:
+        raise CliError(f"--root {args.root} is not a rank of a group of {args.ranks}")
+    return _core.collective(args.op, args.ranks, args.bytes // args.elem_size, args.root if has_root(args.op) else 0,
+                            args.elem_size, getattr(args, "order_free", False))
+
+
+def has_root(op: str) -> bool:
+    return op in _core.rooted_ops()
+
+
+# Schedules the command line builds in full (simulate, render) are bounded:
+# past this many ops it refuses rather than exhaust memory.
+MAX_CLI_OPS = 16_000_000
 
 
 def _build(args):
-    """(model, collective, schedule, candidates or None, forced-by text or None)."""
+    """(model, collective, schedule, candidates or None, forced-by text or None, decision or None).
+
+    Without --algorithm the choice is the planner's decision — the same
+    function the MPI layer calls for a real call (overrides, then the best
+    candidate for the call's size class); the candidates shown are those the
+    decision weighed. With --algorithm, that algorithm.
+    """
     model = _core.parse_model(args.model)
     coll = _collective(args)
+    explain = getattr(args, "explain", False)
     candidates = None
+    decision = None
     algorithm = args.algorithm
     forced = "--algorithm" if algorithm else None
-    override = getattr(args, "override", None)
-    if not algorithm and override:
-        algorithm = _core.override_match(override, coll)
-        forced = "--override" if algorithm else None
-    if not algorithm or getattr(args, "explain", False):
-        candidates = _core.plan(coll, model, getattr(args, "explain", False))
-        algorithm = algorithm or candidates[0]["algorithm"]
-    schedule = _core.generate(algorithm, coll, model)
-    return model, coll, schedule, candidates, forced
+    if not algorithm:
+        decision = _core.decide(coll, model, getattr(args, "override", None) or "")
+        algorithm = decision["algorithm"]
+        forced = "--override" if decision["forced"] else None
+    if explain or (decision and not decision["forced"]):
+        candidates = _core.plan(decision["representative"] if decision else coll, model, explain)
+    schedule = _core.generate(algorithm, coll, model, MAX_CLI_OPS)
+    return model, coll, schedule, candidates, forced, decision
 
 
 def _emit_json(obj) -> None:
@@ -187,11 +244,28 @@ def _plan_record(model, coll, schedule, candidates, report, sim) -> dict:
     return rec
 
 
-def cmd_plan(args) -> int:
-    model, coll, schedule, candidates, forced = _build(args)
-    report = schedule.validate()
+def _decision_lines(decision, coll) -> list:
+    """How the decision was made, when it was not made on this very call."""
+    lines = []
+    if decision and decision["note"]:
+        lines.append(f"note       {decision['note']}")
+    if decision and not decision["forced"]:
+        rep = decision["representative"]
+        if rep.describe() != coll.describe():
+            lines.append(f"decided    for its size class, planned on {rep.describe()}")
+    return lines
+
+
+def _check_valid(schedule, report) -> None:
     if not report["ok"]:
-        raise CliError(f"{schedule.algorithm} produced an invalid schedule: {report['summary']}")
+        raise InternalError(f"{schedule.algorithm} produced an invalid schedule ({report['summary']}): "
+                            "a bug in hetcoll, please report it")
+
+
+def cmd_plan(args) -> int:
+    model, coll, schedule, candidates, forced, decision = _build(args)
+    report = schedule.validate()
+    _check_valid(schedule, report)
     sim = schedule.simulate(model)
     tree = tree_from_schedule(schedule, sim)
     if args.save:
@@ -205,6 +279,9 @@ def cmd_plan(args) -> int:
     if args.json:
         rec = _plan_record(model, coll, schedule, candidates, report, sim)
         rec["forced_by"] = forced
+        if decision:
+            rec["decision"] = {"note": decision["note"], "size_class": decision["size_class"],
+                               "representative": json.loads(decision["representative"].to_json())}
         if tree is not None:
             rec["tree"] = tree
         _emit_json(rec)
@@ -213,6 +290,8 @@ def cmd_plan(args) -> int:
     why = f"forced by {forced}" if forced else (
         f"fastest of {len(candidates)} candidates" if candidates else "")
     print(f"algorithm  {schedule.algorithm}" + (f"   ({why})" if why else ""))
+    for line in _decision_lines(decision, coll):
+        print(line)
     print(f"validated  {report['summary']}")
     note = _lambda_note(model, coll)
     print(f"predicted  {format_time(sim.makespan, sim.unit)}" + (f"   ({note})" if note else ""))
@@ -240,9 +319,14 @@ def cmd_simulate(args) -> int:
         model = _core.parse_model(args.model)
         coll = schedule.collective
         candidates = None
+        report = schedule.validate()
+        if not report["ok"]:
+            raise CliError(f"{args.schedule} is not a valid schedule ({report['summary']}): 'hetcoll validate' "
+                           "lists what is wrong")
     else:
-        model, coll, schedule, candidates, _ = _build(args)
-    report = schedule.validate()
+        model, coll, schedule, candidates, _, _ = _build(args)
+        report = schedule.validate()
+        _check_valid(schedule, report)
     sim = schedule.simulate(model)
     timeline = []
     for r in range(schedule.nranks):
@@ -376,6 +460,27 @@ def cmd_bench_report(args) -> int:
     return 0
 
 
+def cmd_config(args) -> int:
+    settings = _core.settings()
+    unknown = _core.unknown_settings()
+    if args.json:
+        _emit_json({"version": _core.__version__, "settings": settings,
+                    "unknown": [{"name": n, "suggestion": s} for n, s in unknown]})
+        return 0
+    print(f"hetcoll {_core.__version__}: the variables the MPI layer reads (values in this environment)")
+    for st in settings:
+        where = "set" if st["from_env"] else "default"
+        value = st["value"] if st["value"] != "" else "(empty)"
+        print(f"  {st['name']:<22} = {value}   [{where}]")
+        print(f"  {'':<22}   {st['meaning']}")
+        if st["problem"]:
+            print(f"  {'':<22}   ! {st['problem']}")
+    for name, suggestion in unknown:
+        hint = f" (did you mean {suggestion}?)" if suggestion else ""
+        sys.stderr.write(f"hetcoll: warning: unknown variable {name}{hint}: nothing reads it\n")
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -387,12 +492,13 @@ def cmd_demo(args) -> int:
 def _add_collective_args(p, default_op=None):
     if default_op is None:
         p.add_argument("op", help="collective: " + ", ".join(_core.collective_ops()))
-    p.add_argument("--ranks", "-n", type=int, required=True, help="group size")
+    p.add_argument("--ranks", "-n", type=_int_in(1, MAX_RANKS, "--ranks"), required=True, help="group size")
     p.add_argument("--model", "-m", required=True, help="machine model spec, e.g. postal:lambda=1.8 "
                    "or hockney:alpha=20us,beta=1ns (see 'hetcoll models')")
-    p.add_argument("--root", type=int, default=0, help="root rank (default 0)")
+    p.add_argument("--root", type=_int_in(0, MAX_RANKS - 1, "--root"), default=0, help="root rank (default 0)")
     p.add_argument("--bytes", "-b", type=parse_size, default=8, help="message size in bytes (k, M suffixes; default 8)")
-    p.add_argument("--elem-size", type=int, default=1, help="bytes per element; reductions never split one (default 1)")
+    p.add_argument("--elem-size", type=_int_in(1, 1 << 30, "--elem-size"), default=1,
+                   help="bytes per element; reductions never split one (default 1)")
     p.add_argument("--order-free", action="store_true", help="the reduction gives the same bits in any order "
                    "(integers, min/max, bitwise): allows allreduce algorithms whose ranks combine in different orders")
     p.add_argument("--algorithm", "-a", help="force an algorithm (name or name[key=value]); default: the planner's choice")
@@ -403,7 +509,7 @@ def _add_collective_args(p, default_op=None):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="hetcoll", description="Model-driven collective communication: plan, simulate, explain.")
-    p.add_argument("--version", action="version", version="hetcoll 0.1.0")
+    p.add_argument("--version", action="version", version=f"hetcoll {_core.__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -419,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     co = sub.add_parser("crossovers", help="the message sizes at which the planner's choice changes")
     co.add_argument("--model", "-m", required=True, help="machine model spec")
-    co.add_argument("--ranks", "-n", type=int, required=True)
+    co.add_argument("--ranks", "-n", type=_int_in(1, MAX_RANKS, "--ranks"), required=True)
     co.add_argument("--op", action="append", help="collective (repeatable; default: all)")
     co.add_argument("--max", type=parse_size, default=64 << 20, help="largest size (default 64M)")
     co.add_argument("--json", action="store_true")
@@ -434,18 +540,19 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--dot", metavar="FILE", help="write the tree (or message graph) as Graphviz")
     pl.add_argument("--png", metavar="FILE", help="render it with Graphviz dot")
     pl.add_argument("--save", metavar="FILE", help="write the schedule (text, or JSON if FILE ends in .json)")
-    pl.add_argument("--max-lines", type=int, default=64, help="tree lines to print (default 64)")
+    pl.add_argument("--max-lines", type=_int_in(0, 1 << 30, "--max-lines"), default=64,
+                    help="tree lines to print (default 64)")
     pl.add_argument("--explain", action="store_true", help="the cost table of every candidate (latency/bandwidth/compute)")
     pl.set_defaults(func=cmd_plan)
 
     s = sub.add_parser("simulate", help="per-rank completion times and the timeline of a schedule")
     s.add_argument("op", nargs="?", help="collective (omit with --schedule)")
     s.add_argument("--schedule", metavar="FILE", help="simulate a saved schedule (text or JSON) instead")
-    s.add_argument("--ranks", "-n", type=int)
+    s.add_argument("--ranks", "-n", type=_int_in(1, MAX_RANKS, "--ranks"))
     s.add_argument("--model", "-m", required=True, help="machine model spec")
-    s.add_argument("--root", type=int, default=0)
+    s.add_argument("--root", type=_int_in(0, MAX_RANKS - 1, "--root"), default=0)
     s.add_argument("--bytes", "-b", type=parse_size, default=8)
-    s.add_argument("--elem-size", type=int, default=1)
+    s.add_argument("--elem-size", type=_int_in(1, 1 << 30, "--elem-size"), default=1)
     s.add_argument("--order-free", action="store_true")
     s.add_argument("--algorithm", "-a")
     s.add_argument("--override", metavar="RULES")
@@ -459,8 +566,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_validate)
 
     ar = sub.add_parser("alpha-range", help="legal alpha ranges per n and the look-up table (Bruck Figs. 6-9)")
-    ar.add_argument("--lambda", dest="lam", type=float, required=True, help="postal latency lambda >= 1")
-    ar.add_argument("--max-n", type=int, default=250)
+    ar.add_argument("--lambda", dest="lam", type=_real_in(-math.inf, _core.postal.MAX_LAMBDA, "--lambda"),
+                    required=True, help="postal latency lambda >= 1")
+    ar.add_argument("--max-n", type=_int_in(2, 100_000, "--max-n"), default=250)
     ar.add_argument("--all", action="store_true", help="print every n, not only triangle tops")
     ar.add_argument("--png", metavar="FILE", help="plot the ranges (Figs. 6-7) and table sizes (Fig. 9)")
     ar.add_argument("--json", action="store_true")
@@ -479,6 +587,10 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--png", metavar="FILE", help="plot native/hetcoll time ratios by size")
     br.set_defaults(func=cmd_bench_report)
 
+    cf = sub.add_parser("config", help="the HETCOLL_* environment variables, their meaning and the values in effect")
+    cf.add_argument("--json", action="store_true")
+    cf.set_defaults(func=cmd_config)
+
     d = sub.add_parser("demo", help="a short tour: tables, trees, plans, predictions")
     d.add_argument("--out", default="results/demo", help="directory for the figures (default results/demo)")
     d.set_defaults(func=cmd_demo)
@@ -493,14 +605,26 @@ def main(argv=None) -> int:
             parser.error("simulate needs OP and --ranks (or --schedule FILE)")
     try:
         return args.func(args)
-    except (CliError, _core.InputError, _core.ScheduleError, ValueError) as e:
+    except (CliError, _core.InputError, ValueError) as e:
         sys.stderr.write(f"hetcoll: error: {e}\n")
+        return 2
+    except _core.TooLarge as e:
+        sys.stderr.write(f"hetcoll: error: too large to build here: {e}\n")
+        return 2
+    except MemoryError:
+        sys.stderr.write("hetcoll: error: out of memory (try fewer ranks or a smaller size)\n")
         return 2
     except BrokenPipeError:
         sys.stderr.close()
         return 0
     except KeyboardInterrupt:
         return 130
+    except (InternalError, _core.ScheduleError) as e:
+        sys.stderr.write(f"hetcoll: internal error: {e}\n")
+        return 1
+    except Exception as e:  # a bug: one line, not a traceback
+        sys.stderr.write(f"hetcoll: internal error: {type(e).__name__}: {e} (a bug in hetcoll, please report it)\n")
+        return 1
 
 
 if __name__ == "__main__":

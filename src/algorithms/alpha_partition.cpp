@@ -33,7 +33,7 @@ Schedule generate_alpha_partition(const GenContext& ctx) {
   Tree tree;
   std::string name = "alpha_partition";
   if (ctx.params.count("alpha")) {
-    double alpha = param_double(ctx, "alpha_partition", "alpha", 0.5);
+    double alpha = param_real(ctx, "alpha", 0.5);
     tree = alpha_partition_tree(n, alpha);
     name += "[alpha=" + ctx.params.at("alpha") + "]";
   } else if (n >= 2) {
@@ -45,8 +45,6 @@ Schedule generate_alpha_partition(const GenContext& ctx) {
   tree_bcast(b, Group::all(n), tree, ctx.coll.root, {Buf::out, 0, m});
   return b.finish();
 }
-// With λ = 1 the look-up table gives α = 1/2: the binomial tree.
-bool distinct(const Collective& c, const MachineModel& m) { return m.postal_lambda(c.count * c.elem_size) > 1.0 + 1e-9; }
 }  // namespace
 
 Algorithm alpha_partition_algorithm() {
@@ -58,9 +56,9 @@ Algorithm alpha_partition_algorithm() {
   a.bytes = "m per message, p-1 messages";
   a.cost = "T_lambda(p) with the look-up table (postal units)";
   a.source = "Bruck et al. 1996 §2.4-2.5, Figs. 6-9";
-  a.params = {"alpha"};
+  a.params = {{"alpha", ParamKind::real, 0, 1, true, "fixed split fraction: the source keeps round(alpha n) of n (default: the look-up table)"}};
   a.generate = generate_alpha_partition;
-  a.distinct = distinct;
+  a.distinct = postal_lambda_above_one;
   return a;
 }
 

@@ -95,11 +95,9 @@ Schedule bks_schedule(const GenContext& ctx, const std::string& name, int L) {
 Schedule generate_variant(const GenContext& ctx, Variant v, const char* name) {
   int L;
   if (ctx.params.count("L")) {
-    double l = param_double(ctx, name, "L", 1.0);
-    if (l < 1 || l != std::floor(l)) throw InputError(cat(name, ": L=", ctx.params.at("L"), " must be an integer >= 1"));
-    L = int(l);
+    L = param_int(ctx, "L", 1);
   } else {
-    double lambda = ctx.params.count("lambda") ? param_double(ctx, name, "lambda", 1.0)
+    double lambda = ctx.params.count("lambda") ? param_real(ctx, "lambda", 1.0)
                                                : ctx.model.postal_lambda(ctx.coll.count * ctx.coll.elem_size);
     L = rounds_lambda(v, lambda);
   }
@@ -127,7 +125,8 @@ Algorithm bks_base(const char* name, const char* what, Generator g) {
   a.bytes = "m per message, one message per rank per round";
   a.cost = "T_ceil(lambda)(p) (delay-receive) or (lambda/floor(lambda)) T_floor(lambda)(p) (delay-send)";
   a.source = "Bruck et al. 1996 §3 (Bar-Noy, Kipnis, Schieber)";
-  a.params = {"lambda", "L"};
+  a.params = {{"lambda", ParamKind::real, 1, postal::kMaxLambda, false, "the postal latency to schedule for (default: the model's)"},
+              {"L", ParamKind::integer, 1, postal::kMaxLambda, false, "the integer round length, instead of lambda"}};
   a.rank_consistent = false;
   a.generate = g;
   return a;

@@ -15,7 +15,7 @@ namespace {
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
-  const int k = param_int(ctx, "bruck_allgather", "k", 2, 2);
+  const int k = param_int(ctx, "k", 2);
   Builder b = make_builder(ctx, cat("bruck_allgather[k=", k, "]"));
   Blocks blocks = coll_blocks(c);
   uint64_t total = 0;
@@ -56,7 +56,7 @@ Schedule generate(const GenContext& ctx) {
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   Blocks blocks = coll_blocks(ctx.coll);
   if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
-  const int p = ctx.coll.nranks, k = param_int(ctx, "bruck_allgather", "k", 2, 2);
+  const int p = ctx.coll.nranks, k = param_int(ctx, "k", 2);
   Terms t;
   for (int64_t d = 1; d < p; d *= k)
     for (int64_t j = 1; j < k && j * d < p; ++j) {
@@ -80,7 +80,7 @@ Algorithm bruck_allgather_algorithm() {
   a.bytes = "(p-1)/p n received per rank";
   a.cost = "(k-1) ceil(log_k p) alpha + (p-1)/p n beta";
   a.source = "Bruck, Ho, Kipnis, Upfal, Weathersby 1997";
-  a.params = {"k"};
+  a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix: k-1 blocks go out in each of the ceil(log_k p) steps"}};
   a.generate = generate;
   a.closed_form = closed;
   a.variants = variants;

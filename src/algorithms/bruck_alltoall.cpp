@@ -19,7 +19,7 @@ int digit(int64_t i, int64_t d, int k) { return int((i / d) % k); }
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
-  const int k = param_int(ctx, "bruck_alltoall", "k", 2, 2);
+  const int k = param_int(ctx, "k", 2);
   const uint64_t m = c.count * c.elem_size;
   Builder b = make_builder(ctx, cat("bruck_alltoall[k=", k, "]"));
   // Positions with digit j in round s, the same on every rank.
@@ -65,7 +65,7 @@ Schedule generate(const GenContext& ctx) {
 // the Hockney model.
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   const Collective& c = ctx.coll;
-  const int p = c.nranks, k = param_int(ctx, "bruck_alltoall", "k", 2, 2);
+  const int p = c.nranks, k = param_int(ctx, "k", 2);
   const uint64_t m = c.count * c.elem_size;
   Terms t;
   for (int64_t d = 1; d < p; d *= k)
@@ -94,7 +94,7 @@ Algorithm bruck_alltoall_algorithm() {
   a.bytes = "about (k-1)/k n per round per rank";
   a.cost = "ceil(log_k p)((k-1) alpha + about (p/k) b beta per message)";
   a.source = "Bruck, Ho, Kipnis, Upfal, Weathersby 1997";
-  a.params = {"k"};
+  a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix of the digit-wise exchange"}};
   a.generate = generate;
   a.closed_form = closed;
   a.variants = variants;

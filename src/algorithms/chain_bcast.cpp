@@ -14,26 +14,11 @@
 
 namespace hetcoll {
 namespace {
-uint64_t segment(const GenContext& ctx) {
-  const uint64_t m = vector_bytes(ctx.coll);
-  uint64_t s = ctx.params.count("seg")
-                   ? param_bytes(ctx, "chain_bcast", "seg", m)
-                   : best_segment(ctx.model, m, ctx.coll.elem_size, ctx.coll.nranks - 1, false);
-  s = std::max<uint64_t>(ctx.coll.elem_size, s / ctx.coll.elem_size * ctx.coll.elem_size);
-  return std::min(s, std::max<uint64_t>(m, ctx.coll.elem_size));
-}
-
-Blocks segments(const GenContext& ctx, uint64_t s) {
-  const uint64_t m = vector_bytes(ctx.coll);
-  int k = int(std::max<uint64_t>(1, (m + s - 1) / s));
-  return even_blocks(ctx.coll.count, ctx.coll.elem_size, k);
-}
-
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
-  uint64_t s = segment(ctx);
-  Blocks seg = segments(ctx, s);
+  uint64_t s = pipeline_segment(ctx, false);
+  Blocks seg = pipeline_segments(ctx, s);
   Builder b = make_builder(ctx, cat("chain_bcast[seg=", s, "]"));
   for (int r = 0; r < p; ++r) {
     if (!b.wants(r)) continue;
@@ -53,7 +38,7 @@ Schedule generate(const GenContext& ctx) {
 // rank v-1 sends it at S(v-1,i) = max(T(v-1,i), S(v-1,i-1) + c_{i-1}).
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams& h) {
   const int p = ctx.coll.nranks;
-  Blocks seg = segments(ctx, segment(ctx));
+  Blocks seg = pipeline_segments(ctx, pipeline_segment(ctx, false));
   const int k = seg.size();
   std::vector<Terms> have(static_cast<size_t>(k)), prev_have(static_cast<size_t>(k));  // T(v-1, i), T(v, i)
   Terms last;
@@ -82,7 +67,7 @@ Algorithm chain_bcast_algorithm() {
   a.bytes = "m/k per message, (p-1)k messages";
   a.cost = "(p-2+k)(alpha + (m/k) beta)";
   a.source = "pipelined broadcast (InterCom §8; MPICH/Open MPI pipeline)";
-  a.params = {"seg"};
+  a.params = {{"seg", ParamKind::bytes, 1, 4.6e18, false, "segment size in bytes (rounded to whole elements)"}};
   a.generate = generate;
   a.closed_form = closed;
   return a;

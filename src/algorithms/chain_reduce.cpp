@@ -13,26 +13,12 @@
 
 namespace hetcoll {
 namespace {
-uint64_t segment(const GenContext& ctx) {
-  const uint64_t m = vector_bytes(ctx.coll);
-  uint64_t s = ctx.params.count("seg")
-                   ? param_bytes(ctx, "chain_reduce", "seg", m)
-                   : best_segment(ctx.model, m, ctx.coll.elem_size, ctx.coll.nranks - 1, true);
-  s = std::max<uint64_t>(ctx.coll.elem_size, s / ctx.coll.elem_size * ctx.coll.elem_size);
-  return std::min(s, std::max<uint64_t>(m, ctx.coll.elem_size));
-}
-
-Blocks segments(const GenContext& ctx, uint64_t s) {
-  const uint64_t m = vector_bytes(ctx.coll);
-  return even_blocks(ctx.coll.count, ctx.coll.elem_size, int(std::max<uint64_t>(1, (m + s - 1) / s)));
-}
-
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
   const uint64_t m = vector_bytes(c);
-  uint64_t s = segment(ctx);
-  Blocks seg = segments(ctx, s);
+  uint64_t s = pipeline_segment(ctx, true);
+  Blocks seg = pipeline_segments(ctx, s);
   Builder b = make_builder(ctx, cat("chain_reduce[seg=", s, "]"));
   const Slice in{Buf::in, 0, m};
   if (p == 1) {
@@ -69,7 +55,7 @@ Schedule generate(const GenContext& ctx) {
 // and the previous send.
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams& h) {
   const int p = ctx.coll.nranks;
-  Blocks seg = segments(ctx, segment(ctx));
+  Blocks seg = pipeline_segments(ctx, pipeline_segment(ctx, true));
   const int k = seg.size();
   std::vector<Terms> sent(static_cast<size_t>(k));  // S(v+1, i): when the successor starts sending i
   {
@@ -108,7 +94,7 @@ Algorithm chain_reduce_algorithm() {
   a.bytes = "m/k per message, (p-1)k messages";
   a.cost = "(p-2+k)(alpha + (m/k)(beta + gamma)) when each stage takes one step";
   a.source = "pipelined reduce (MPICH/Open MPI pipeline)";
-  a.params = {"seg"};
+  a.params = {{"seg", ParamKind::bytes, 1, 4.6e18, false, "segment size in bytes (rounded to whole elements)"}};
   a.generate = generate;
   a.closed_form = closed;
   return a;

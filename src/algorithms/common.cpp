@@ -1,6 +1,7 @@
 #include "algorithms/common.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include "algorithms/primitives.hpp"
 
@@ -106,5 +107,25 @@ uint64_t uniform_a2a_block(const Collective& c) {
 }
 
 Terms costlier(const HockneyParams& h, const Terms& a, const Terms& b) { return h.time(b) > h.time(a) ? b : a; }
+
+uint64_t pipeline_segment(const GenContext& ctx, bool combine) {
+  const uint64_t m = vector_bytes(ctx.coll);
+  const uint32_t e = ctx.coll.elem_size;
+  uint64_t s = ctx.params.count("seg") ? param_bytes(ctx, "seg", m)
+                                       : best_segment(ctx.model, m, e, ctx.coll.nranks - 1, combine);
+  s = std::max<uint64_t>(e, s / e * e);
+  return std::min(s, std::max<uint64_t>(m, e));
+}
+
+Blocks pipeline_segments(const GenContext& ctx, uint64_t seg) {
+  const uint64_t m = vector_bytes(ctx.coll);
+  const uint64_t k = std::max<uint64_t>(1, m / seg + (m % seg != 0));
+  // Two ops (a receive and a send) per segment per rank.
+  const double ops = 2.0 * double(k) * double(ctx.coll.nranks);
+  if (k > uint64_t(INT32_MAX) || (ctx.op_limit && ops > double(ctx.op_limit)))
+    throw TooLarge(cat("a chain of ", ctx.coll.nranks, " ranks in ", k, " segments of ", seg, " bytes: ", ops,
+                       " ops"));
+  return even_blocks(ctx.coll.count, ctx.coll.elem_size, int(k));
+}
 
 }  // namespace hetcoll

@@ -51,6 +51,13 @@ std::vector<uint64_t> ring_reduce_scatter_in_scratch(Builder& b, const Blocks& b
 // (k-1)·g(s) + hops·c(s) with k = ⌈bytes/s⌉, g the sender's busy time and c
 // the time until the data is usable (plus the reduction when `combine`).
 uint64_t best_segment(const MachineModel& m, uint64_t bytes, uint32_t elem, int hops, bool combine);
+// A chain's segment size: its seg= parameter, else best_segment, in whole
+// elements, at most the vector.
+uint64_t pipeline_segment(const GenContext& ctx, bool combine);
+// The vector cut into segments of `seg` bytes. Throws TooLarge when there
+// would be more than INT_MAX of them, or when a chain of all the group's
+// ranks would exceed the context's op limit with them.
+Blocks pipeline_segments(const GenContext& ctx, uint64_t seg);
 
 // One message of `bytes` on the Hockney model: α + bytes·β.
 inline Terms message_terms(uint64_t bytes) { return {1.0, double(bytes), 0.0}; }

@@ -67,7 +67,7 @@ Algorithm hybrid_allgather_algorithm() {
   a.bytes = "(p-1)/p n received per rank, more for M";
   a.cost = "[M: 2 ceil(log2 dk) alpha + (dk-1) b beta + ceil(log2 dk) dk b beta] + sum_i (di-1)(alpha + chunk_i beta)";
   a.source = "InterCom §6, Fig. 3";
-  a.params = {"mesh"};
+  a.params = {{"mesh", ParamKind::mesh, 0, 0, false, "logical mesh d1x..xdk (product = p) and the strategy letters per dimension"}};
   a.generate = generate;
   a.closed_form = closed;
   a.estimate = hybrid_estimate_hook<CollOp::allgather>;

@@ -76,7 +76,7 @@ Algorithm hybrid_allreduce_algorithm() {
   a.bytes = "2(di-1)/di of the piece per S/C dimension";
   a.cost = "sum_i 2(di-1) alpha + 2(di-1)/di n_i beta + (di-1)/di n_i gamma [+ ceil(log2 dk)(2 alpha + 2 n_k beta + n_k gamma)]";
   a.source = "InterCom §6, Fig. 3";
-  a.params = {"mesh"};
+  a.params = {{"mesh", ParamKind::mesh, 0, 0, false, "logical mesh d1x..xdk (product = p) and the strategy letters per dimension"}};
   a.generate = generate;
   a.closed_form = closed;
   a.estimate = hybrid_estimate_hook<CollOp::allreduce>;

@@ -68,7 +68,7 @@ Algorithm hybrid_bcast_algorithm() {
   a.bytes = "2(di-1)/di of the piece per S/C dimension, the piece per M step";
   a.cost = "sum_i (ceil(log2 di) + di - 1) alpha + 2 (di-1)/di n_i beta [+ ceil(log2 dk)(alpha + n_k beta)]";
   a.source = "InterCom §6, Table 2, Fig. 3";
-  a.params = {"mesh"};
+  a.params = {{"mesh", ParamKind::mesh, 0, 0, false, "logical mesh d1x..xdk (product = p) and the strategy letters per dimension"}};
   a.generate = generate;
   a.closed_form = closed;
   a.estimate = hybrid_estimate_hook<CollOp::bcast>;

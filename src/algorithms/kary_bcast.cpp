@@ -13,7 +13,7 @@
 namespace hetcoll {
 namespace {
 Schedule generate(const GenContext& ctx) {
-  int k = param_int(ctx, "kary_bcast", "k", 2, 1);
+  int k = param_int(ctx, "k", 2);
   Builder b = make_builder(ctx, cat("kary_bcast[k=", k, "]"));
   tree_bcast(b, Group::all(ctx.coll.nranks), kary_tree(ctx.coll.nranks, k), ctx.coll.root,
              {Buf::out, 0, vector_bytes(ctx.coll)});
@@ -33,7 +33,7 @@ Algorithm kary_bcast_algorithm() {
   a.bytes = "m per message, p-1 messages";
   a.cost = "k depth (alpha + m beta)";
   a.source = "k-ary trees (MPICH, Open MPI; Banikazemi et al. §3)";
-  a.params = {"k"};
+  a.params = {{"k", ParamKind::integer, 1, 1 << 30, false, "children per node"}};
   a.generate = generate;
   a.variants = variants;
   return a;

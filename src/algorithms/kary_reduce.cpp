@@ -8,7 +8,7 @@
 namespace hetcoll {
 namespace {
 Schedule generate(const GenContext& ctx) {
-  int k = param_int(ctx, "kary_reduce", "k", 2, 1);
+  int k = param_int(ctx, "k", 2);
   Builder b = make_builder(ctx, cat("kary_reduce[k=", k, "]"));
   reduce_along_tree(b, kary_tree(ctx.coll.nranks, k), ctx.coll.root, vector_bytes(ctx.coll), false);
   return b.finish();
@@ -27,7 +27,7 @@ Algorithm kary_reduce_algorithm() {
   a.bytes = "m per message, p-1 messages";
   a.cost = "k depth (alpha + m beta + m gamma)";
   a.source = "k-ary trees (MPICH, Open MPI)";
-  a.params = {"k"};
+  a.params = {{"k", ParamKind::integer, 1, 1 << 30, false, "children per node"}};
   a.generate = generate;
   a.variants = variants;
   return a;

@@ -13,7 +13,7 @@
 namespace hetcoll {
 namespace {
 Schedule generate(const GenContext& ctx) {
-  int k = param_int(ctx, "knomial_bcast", "k", 4, 2);
+  int k = param_int(ctx, "k", 4);
   Builder b = make_builder(ctx, cat("knomial_bcast[k=", k, "]"));
   tree_bcast(b, Group::all(ctx.coll.nranks), knomial_tree(ctx.coll.nranks, k), ctx.coll.root,
              {Buf::out, 0, vector_bytes(ctx.coll)});
@@ -33,7 +33,7 @@ Algorithm knomial_bcast_algorithm() {
   a.bytes = "m per message, p-1 messages";
   a.cost = "(k-1) ceil(log_k p)(alpha + m beta) along the root's path";
   a.source = "MPICH/UCC k-nomial tree (binomial generalised)";
-  a.params = {"k"};
+  a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix: each rank sends to k-1 children per round"}};
   a.generate = generate;
   a.variants = variants;
   return a;

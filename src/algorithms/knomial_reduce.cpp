@@ -9,7 +9,7 @@
 namespace hetcoll {
 namespace {
 Schedule generate(const GenContext& ctx) {
-  int k = param_int(ctx, "knomial_reduce", "k", 4, 2);
+  int k = param_int(ctx, "k", 4);
   Builder b = make_builder(ctx, cat("knomial_reduce[k=", k, "]"));
   reduce_along_tree(b, knomial_tree(ctx.coll.nranks, k), ctx.coll.root, vector_bytes(ctx.coll), false);
   return b.finish();
@@ -28,7 +28,7 @@ Algorithm knomial_reduce_algorithm() {
   a.bytes = "m per message, p-1 messages";
   a.cost = "(k-1) ceil(log_k p)(alpha + m beta + m gamma) along the root's path";
   a.source = "MPICH/UCC k-nomial reduce";
-  a.params = {"k"};
+  a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix: each rank receives from k-1 children per round"}};
   a.generate = generate;
   a.variants = variants;
   return a;

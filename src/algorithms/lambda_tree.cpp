@@ -42,18 +42,20 @@ Tree lambda_tree(int n, double lambda) {
   return Tree::from_edges(n, edges);
 }
 
+bool postal_lambda_above_one(const Collective& c, const MachineModel& m) {
+  return m.postal_lambda(c.count * c.elem_size) > 1.0 + postal::kEps;
+}
+
 namespace {
 Schedule generate_lambda_tree(const GenContext& ctx) {
   const uint64_t m = ctx.coll.count * ctx.coll.elem_size;
-  double lambda = ctx.params.count("lambda") ? param_double(ctx, "lambda_tree", "lambda", 1.0)
+  double lambda = ctx.params.count("lambda") ? param_real(ctx, "lambda", 1.0)
                                              : ctx.model.postal_lambda(m);
   Builder b = make_builder(ctx, "lambda_tree", false);
   b.reserve(2 * size_t(ctx.coll.nranks), size_t(ctx.coll.nranks));
   tree_bcast(b, Group::all(ctx.coll.nranks), lambda_tree(ctx.coll.nranks, lambda), ctx.coll.root, {Buf::out, 0, m});
   return b.finish();
 }
-// With λ = 1 the greedy tree is a binomial tree.
-bool distinct(const Collective& c, const MachineModel& m) { return m.postal_lambda(c.count * c.elem_size) > 1.0 + 1e-9; }
 }  // namespace
 
 Algorithm lambda_tree_algorithm() {
@@ -65,9 +67,9 @@ Algorithm lambda_tree_algorithm() {
   a.bytes = "m per message, p-1 messages";
   a.cost = "T_lambda(p) = min{t : N_lambda(t) >= p} (postal units)";
   a.source = "Bruck et al. 1996 §2.3, Fig. 2";
-  a.params = {"lambda"};
+  a.params = {{"lambda", ParamKind::real, 1, postal::kMaxLambda, false, "the postal latency to build the tree for (default: the model's)"}};
   a.generate = generate_lambda_tree;
-  a.distinct = distinct;
+  a.distinct = postal_lambda_above_one;
   return a;
 }
 

@@ -12,6 +12,7 @@ namespace {
 void check_lambda(double lambda) {
   if (!(lambda >= 1.0) || !std::isfinite(lambda))
     throw InputError(cat("lambda = ", lambda, " is not allowed: the postal model needs lambda >= 1"));
+  if (lambda > kMaxLambda) throw InputError(cat("lambda = ", lambda, " is more than hetcoll plans for (", kMaxLambda, ")"));
 }
 
 uint64_t sat_add(uint64_t a, uint64_t b) { return std::min(kSaturate, a + b); }

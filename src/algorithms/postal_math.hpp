@@ -13,9 +13,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/postal_model.hpp"
+
 namespace hetcoll::postal {
 
 constexpr double kEps = 1e-9;
+using hetcoll::kMaxLambda;  // model/postal_model.hpp
 constexpr uint64_t kSaturate = uint64_t(1) << 62;  // N saturates here
 
 // N_λ(t) by the recursion itself (memoised over the lattice t - a - bλ).

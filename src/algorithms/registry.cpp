@@ -1,7 +1,10 @@
 #include "algorithms/registry.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 
 #include "algorithms/all.hpp"
 #include "model/hockney_model.hpp"
@@ -117,46 +120,106 @@ AlgorithmSpec parse_algorithm_spec(const std::string& spec) {
   return out;
 }
 
-double param_double(const GenContext& ctx, const char* algo, const char* key, double fallback) {
-  auto it = ctx.params.find(key);
-  if (it == ctx.params.end()) return fallback;
-  char* end = nullptr;
-  double v = std::strtod(it->second.c_str(), &end);
-  if (end == it->second.c_str() || *end != 0 || !std::isfinite(v))
-    throw InputError(cat(algo, ": parameter ", key, "='", it->second, "' is not a number"));
-  return v;
+namespace {
+std::string range_text(const ParamSpec& ps) {
+  auto num = [](double v) { return v >= 1e15 ? std::string("inf") : cat(v); };
+  switch (ps.kind) {
+    case ParamKind::integer: return cat("an integer from ", num(ps.lo), " to ", num(ps.hi));
+    case ParamKind::real:
+      return ps.open ? cat("a number strictly between ", num(ps.lo), " and ", num(ps.hi))
+                     : cat("a number from ", num(ps.lo), " to ", num(ps.hi));
+    case ParamKind::bytes: return cat("a size from ", num(ps.lo), " bytes up (e.g. 4096, 64k, 1M)");
+    case ParamKind::mesh: return "a mesh DIMSxDIMS:STRATEGY (e.g. 2x3x5:SSMCC)";
+  }
+  return "";
 }
 
-int param_int(const GenContext& ctx, const char* algo, const char* key, int fallback, int min_value) {
-  auto it = ctx.params.find(key);
-  if (it == ctx.params.end()) return fallback;
-  char* end = nullptr;
-  long v = std::strtol(it->second.c_str(), &end, 10);
-  if (end == it->second.c_str() || *end != 0 || v < min_value || v > 1 << 30)
-    throw InputError(cat(algo, ": parameter ", key, "='", it->second, "' must be an integer >= ", min_value));
-  return int(v);
-}
-
-uint64_t param_bytes(const GenContext& ctx, const char* algo, const char* key, uint64_t fallback) {
-  auto it = ctx.params.find(key);
-  if (it == ctx.params.end()) return fallback;
-  try {
-    uint64_t v = parse_bytes(it->second);
-    if (v == 0) throw InputError("zero");
-    return v;
-  } catch (const InputError&) {
-    throw InputError(cat(algo, ": parameter ", key, "='", it->second, "' must be a positive size (4096, 64k)"));
+void check_value(const Algorithm& a, const ParamSpec& ps, const std::string& value) {
+  auto bad = [&] {
+    throw InputError(cat(a.name, ": parameter ", ps.name, "='", value, "' must be ", range_text(ps)));
+  };
+  switch (ps.kind) {
+    case ParamKind::integer: {
+      char* end = nullptr;
+      errno = 0;
+      long long v = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end || errno || double(v) < ps.lo || double(v) > ps.hi) bad();
+      return;
+    }
+    case ParamKind::real: {
+      char* end = nullptr;
+      double v = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end || !std::isfinite(v)) bad();
+      if (ps.open ? !(v > ps.lo && v < ps.hi) : !(v >= ps.lo && v <= ps.hi)) bad();
+      return;
+    }
+    case ParamKind::bytes: {
+      uint64_t v = 0;
+      try {
+        v = parse_bytes(value);
+      } catch (const InputError&) {
+        bad();
+      }
+      if (double(v) < ps.lo || double(v) > ps.hi) bad();
+      return;
+    }
+    case ParamKind::mesh: {
+      // The form only; whether it fits the group is known when it is built.
+      auto colon = value.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == value.size() || value.size() > 1024) bad();
+      for (size_t i = 0; i < colon; ++i)
+        if (!std::isdigit(static_cast<unsigned char>(value[i])) && value[i] != 'x') bad();
+      for (size_t i = colon + 1; i < value.size(); ++i)
+        if (value[i] != 'S' && value[i] != 'M' && value[i] != 'C') bad();
+      return;
+    }
   }
 }
+}  // namespace
 
-void reject_unknown_params(const GenContext& ctx, const Algorithm& a) {
-  for (auto& kv : ctx.params)
-    if (std::find(a.params.begin(), a.params.end(), kv.first) == a.params.end()) {
+void check_params(const Algorithm& a, const Params& params) {
+  for (auto& kv : params) {
+    const ParamSpec* ps = nullptr;
+    for (auto& p : a.params)
+      if (p.name == kv.first) ps = &p;
+    if (!ps) {
       std::string known;
-      for (auto& p : a.params) known += (known.empty() ? "" : ", ") + p;
+      for (auto& p : a.params) known += (known.empty() ? "" : ", ") + p.name;
       throw InputError(cat("algorithm ", a.name, " has no parameter '", kv.first, "'",
                            known.empty() ? std::string(" (it takes none)") : " (known: " + known + ")"));
     }
+    check_value(a, *ps, kv.second);
+  }
+}
+
+std::string AlgorithmChoice::spec() const { return AlgorithmSpec{algorithm ? algorithm->name : "", params}.str(); }
+
+AlgorithmChoice choose_algorithm(const std::string& spec, std::optional<CollOp> op) {
+  AlgorithmSpec as = parse_algorithm_spec(spec);
+  const Algorithm& a = find_algorithm(as.name);
+  if (op && !a.supports(*op)) {
+    std::string list;
+    for (auto* x : algorithms_for(*op)) list += (list.empty() ? "" : ", ") + x->name;
+    throw InputError(cat("algorithm ", a.name, " does not implement ", coll_op_name(*op),
+                         list.empty() ? std::string() : " (algorithms for it: " + list + ")"));
+  }
+  check_params(a, as.params);
+  return {&a, std::move(as.params)};
+}
+
+double param_real(const GenContext& ctx, const char* key, double fallback) {
+  auto it = ctx.params.find(key);
+  return it == ctx.params.end() ? fallback : std::strtod(it->second.c_str(), nullptr);
+}
+
+int param_int(const GenContext& ctx, const char* key, int fallback) {
+  auto it = ctx.params.find(key);
+  return it == ctx.params.end() ? fallback : int(std::strtol(it->second.c_str(), nullptr, 10));
+}
+
+uint64_t param_bytes(const GenContext& ctx, const char* key, uint64_t fallback) {
+  auto it = ctx.params.find(key);
+  return it == ctx.params.end() ? fallback : parse_bytes(it->second);
 }
 
 bool moves_no_data(const Collective& c) {
@@ -166,38 +229,38 @@ bool moves_no_data(const Collective& c) {
   return true;
 }
 
-Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank,
+Schedule generate(const AlgorithmChoice& choice, const Collective& coll, const MachineModel& model, int only_rank,
                   size_t op_limit) {
-  AlgorithmSpec as = parse_algorithm_spec(spec);
-  const Algorithm& a = find_algorithm(as.name);
-  if (!a.supports(coll.op)) {
-    std::string list;
-    for (auto* x : algorithms_for(coll.op)) list += (list.empty() ? "" : ", ") + x->name;
-    throw InputError(cat("algorithm ", a.name, " does not implement ", coll_op_name(coll.op),
-                         list.empty() ? std::string() : " (algorithms for it: " + list + ")"));
-  }
+  const Algorithm& a = *choice.algorithm;
+  if (!a.supports(coll.op)) choose_algorithm(a.name, coll.op);  // throws the error that lists the valid ones
   coll.check();
-  GenContext ctx{coll, model, as.params, only_rank, op_limit};
-  reject_unknown_params(ctx, a);
-  if (moves_no_data(coll)) return Builder(coll, as.str()).finish();
+  GenContext ctx{coll, model, choice.params, only_rank, op_limit};
+  if (moves_no_data(coll)) return Builder(coll, choice.spec()).finish();
   return a.generate(ctx);
 }
 
-}  // namespace hetcoll
+Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank,
+                  size_t op_limit) {
+  return generate(choose_algorithm(spec, coll.op), coll, model, only_rank, op_limit);
+}
 
-namespace hetcoll {
+std::optional<HockneyParams> closed_form_model(const MachineModel& model) {
+  auto* h = dynamic_cast<const HockneyModel*>(&model);
+  if (!h || h->copy() > 0 || !h->overlap()) return std::nullopt;
+  return HockneyParams{h->alpha(), h->beta(), h->gamma()};
+}
+
+std::optional<Terms> closed_form(const AlgorithmChoice& choice, const Collective& coll, const MachineModel& model) {
+  auto h = closed_form_model(model);
+  const Algorithm& a = *choice.algorithm;
+  if (!h || !a.closed_form || !a.supports(coll.op)) return std::nullopt;
+  if (moves_no_data(coll)) return Terms{};
+  GenContext ctx{coll, model, choice.params, -1};
+  return a.closed_form(ctx, *h);
+}
 
 std::optional<Terms> closed_form(const std::string& spec, const Collective& coll, const MachineModel& model) {
-  auto* h = dynamic_cast<const HockneyModel*>(&model);
-  // Closed forms count no copy time and assume receives overlap local work.
-  if (!h || h->copy() > 0 || !h->overlap()) return std::nullopt;
-  AlgorithmSpec as = parse_algorithm_spec(spec);
-  const Algorithm& a = find_algorithm(as.name);
-  if (!a.closed_form || !a.supports(coll.op)) return std::nullopt;
-  GenContext ctx{coll, model, as.params, -1};
-  reject_unknown_params(ctx, a);
-  if (moves_no_data(coll)) return Terms{};
-  return a.closed_form(ctx, {h->alpha(), h->beta(), h->gamma()});
+  return closed_form(choose_algorithm(spec, coll.op), coll, model);
 }
 
 }  // namespace hetcoll

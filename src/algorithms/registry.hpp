@@ -16,6 +16,23 @@ namespace hetcoll {
 
 using Params = std::map<std::string, std::string>;
 
+// The parameters an algorithm accepts, with their kind and legal values,
+// declared once: overrides, --algorithm and generate() check against them
+// before anything is built, so a bad value is one clear error at parse time.
+enum class ParamKind {
+  integer,  // a whole number in [lo, hi]
+  real,     // a number in [lo, hi] (or (lo, hi) where open)
+  bytes,    // a size with k/M/G suffixes in [lo, hi]
+  mesh,     // a logical mesh DxDx..:STRATEGY; its fit to the group is checked when built
+};
+struct ParamSpec {
+  std::string name;
+  ParamKind kind = ParamKind::integer;
+  double lo = 0, hi = 0;
+  bool open = false;  // real: lo < v < hi instead of lo <= v <= hi
+  std::string doc;
+};
+
 struct GenContext {
   const Collective& coll;
   const MachineModel& model;
@@ -63,7 +80,7 @@ struct Algorithm {
   std::string bytes;         // bytes on the wire per rank (m = message bytes)
   std::string cost;          // closed-form cost where the source gives one
   std::string source;        // paper and section
-  std::vector<std::string> params;  // accepted parameters
+  std::vector<ParamSpec> params;    // accepted parameters
   bool rank_consistent = true;      // allreduce: identical result bits on every rank
   // Collectives for which a schedule built for MPI_IN_PLACE (the builder
   // orders accesses to the shared bytes) would deadlock or be wrong: an
@@ -99,21 +116,46 @@ struct AlgorithmSpec {
 };
 AlgorithmSpec parse_algorithm_spec(const std::string& spec);
 
-// Builds the schedule of `spec` for `coll` on `model`. Collectives that move
-// no data (all counts zero, barrier excepted) get an empty schedule.
+// The largest schedule (ops, all ranks) the planner builds to evaluate a
+// candidate or to check an override: beyond it, the candidate is skipped
+// and the override not followed.
+constexpr size_t kMaxScheduleOps = 4000000;
+
+// An algorithm with checked parameters: what a spec names once parsed.
+struct AlgorithmChoice {
+  const Algorithm* algorithm = nullptr;
+  Params params;
+  std::string spec() const;  // canonical "name[k=v,...]"
+};
+// Parses and checks a spec: the name is registered (for `op`, if given),
+// every parameter is declared and its value legal. Throws InputError.
+AlgorithmChoice choose_algorithm(const std::string& spec, std::optional<CollOp> op = std::nullopt);
+// Throws InputError naming the parameter and what it accepts.
+void check_params(const Algorithm& a, const Params& params);
+
+// Builds the schedule of an algorithm for `coll` on `model`. Collectives
+// that move no data (all counts zero, barrier excepted) get an empty
+// schedule. op_limit > 0: throw TooLarge beyond that many ops.
+Schedule generate(const AlgorithmChoice& choice, const Collective& coll, const MachineModel& model, int only_rank = -1,
+                  size_t op_limit = 0);
 Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank = -1,
                   size_t op_limit = 0);
 
 // A collective that moves no data (all counts zero; barrier excepted).
 bool moves_no_data(const Collective& c);
 
-// Parameter helpers for generators (throw InputError with the algorithm name).
-double param_double(const GenContext& ctx, const char* algo, const char* key, double fallback);
-int param_int(const GenContext& ctx, const char* algo, const char* key, int fallback, int min_value);
-uint64_t param_bytes(const GenContext& ctx, const char* algo, const char* key, uint64_t fallback);
+// Parameter values for generators: generate() has checked them against the
+// algorithm's ParamSpecs, so these only convert.
+double param_real(const GenContext& ctx, const char* key, double fallback);
+int param_int(const GenContext& ctx, const char* key, int fallback);
+uint64_t param_bytes(const GenContext& ctx, const char* key, uint64_t fallback);
 
-// The closed form of `spec` for this call on a Hockney model, if it has one.
-std::optional<Terms> closed_form(const std::string& spec, const Collective& coll, const MachineModel& hockney);
-void reject_unknown_params(const GenContext& ctx, const Algorithm& a);
+// The one rule for when closed forms apply: a Hockney model that counts no
+// copy time and lets receives overlap local work (what the formulas assume).
+// The model as Hockney parameters then, else nullopt.
+std::optional<HockneyParams> closed_form_model(const MachineModel& model);
+// The closed form of a checked choice for this call, if it has one there.
+std::optional<Terms> closed_form(const AlgorithmChoice& choice, const Collective& coll, const MachineModel& model);
+std::optional<Terms> closed_form(const std::string& spec, const Collective& coll, const MachineModel& model);
 
 }  // namespace hetcoll

@@ -9,6 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "algorithms/postal_math.hpp"
+#include "config/settings.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
 #include "plan/overrides.hpp"
@@ -41,6 +42,27 @@ nb::dict report_dict(const ValidationReport& r) {
   return d;
 }
 
+std::vector<nb::dict> candidate_dicts(const PlanResult& pr) {
+  std::vector<nb::dict> out;
+  for (auto& cand : pr.candidates) {
+    nb::dict d;
+    d["algorithm"] = cand.algorithm;
+    d["predicted"] = cand.predicted;
+    d["closed_form"] = cand.closed_form;
+    d["messages"] = cand.messages;
+    d["latency"] = cand.split.latency;
+    d["bandwidth"] = cand.split.bandwidth;
+    d["compute"] = cand.split.compute;
+    if (cand.has_terms) {
+      d["alpha_terms"] = cand.terms.alpha;
+      d["beta_bytes"] = cand.terms.beta;
+      d["gamma_bytes"] = cand.terms.gamma;
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
 nb::dict algorithm_dict(const Algorithm& a) {
   nb::dict d;
   d["name"] = a.name;
@@ -52,7 +74,14 @@ nb::dict algorithm_dict(const Algorithm& a) {
   d["bytes"] = a.bytes;
   d["cost"] = a.cost;
   d["source"] = a.source;
-  d["params"] = a.params;
+  std::vector<std::string> names, docs;
+  for (auto& ps : a.params) {
+    names.push_back(ps.name);
+    docs.push_back(ps.doc);
+  }
+  d["params"] = names;
+  d["param_docs"] = docs;
+  d["local_counts"] = a.local_counts;
   d["rank_consistent"] = a.rank_consistent;
   return d;
 }
@@ -61,9 +90,41 @@ nb::dict algorithm_dict(const Algorithm& a) {
 
 NB_MODULE(_core, m) {
   m.doc() = "hetcoll core: machine models, schedules, algorithms, simulator";
+  m.attr("__version__") = version();
+
+  m.def("settings", [] {
+    std::vector<nb::dict> out;
+    for (const Setting& s : settings()) {
+      SettingValue v = setting(s.name);
+      nb::dict d;
+      d["name"] = s.name;
+      d["default"] = s.default_value;
+      d["meaning"] = s.meaning;
+      d["value"] = v.value;
+      d["from_env"] = v.from_env;
+      d["problem"] = v.problem;
+      out.push_back(d);
+    }
+    return out;
+  }, "every HETCOLL_* variable the MPI layer reads, with the value in effect in this environment");
+  m.def("unknown_settings", [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (auto& u : unknown_settings()) out.emplace_back(u.name, u.suggestion);
+    return out;
+  }, "HETCOLL_* variables in the environment that nothing reads: (name, nearest known name or '')");
 
   static nb::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
   static nb::exception<ScheduleError> schedule_error(m, "ScheduleError", PyExc_RuntimeError);
+  static nb::exception<TooLarge> too_large(m, "TooLarge", PyExc_RuntimeError);
+  m.attr("MAX_RANKS") = kMaxRanks;
+  m.attr("MAX_BYTES") = kMaxBytes;
+  m.attr("MAX_SCHEDULE_OPS") = kMaxScheduleOps;
+  m.def("rooted_ops", [] {
+    std::vector<std::string> v;
+    for (CollOp op : all_coll_ops())
+      if (has_root(op)) v.push_back(coll_op_name(op));
+    return v;
+  });
 
   nb::class_<MachineModel>(m, "Model")
       .def_prop_ro("kind", &MachineModel::kind)
@@ -171,11 +232,12 @@ NB_MODULE(_core, m) {
     return v;
   });
   m.def("generate",
-        [](const std::string& spec, const Collective& c, const MachineModel& mm) {
+        [](const std::string& spec, const Collective& c, const MachineModel& mm, size_t op_limit) {
           nb::gil_scoped_release release;
-          return generate(spec, c, mm);
+          return generate(spec, c, mm, -1, op_limit);
         },
-        "algorithm"_a, "collective"_a, "model"_a);
+        "algorithm"_a, "collective"_a, "model"_a, "op_limit"_a = 0,
+        "the schedule; op_limit > 0 raises TooLarge beyond that many ops");
 
   m.def("plan",
         [](const Collective& c, const MachineModel& mm, bool explain) {
@@ -186,36 +248,41 @@ NB_MODULE(_core, m) {
             opt.explain = explain;
             pr = plan(c, mm, opt);
           }
-          std::vector<nb::dict> out;
-          for (auto& cand : pr.candidates) {
-            nb::dict d;
-            d["algorithm"] = cand.algorithm;
-            d["predicted"] = cand.predicted;
-            d["closed_form"] = cand.closed_form;
-            d["messages"] = cand.messages;
-            d["latency"] = cand.split.latency;
-            d["bandwidth"] = cand.split.bandwidth;
-            d["compute"] = cand.split.compute;
-            if (cand.has_terms) {
-              d["alpha_terms"] = cand.terms.alpha;
-              d["beta_bytes"] = cand.terms.beta;
-              d["gamma_bytes"] = cand.terms.gamma;
-            }
-            out.push_back(d);
+          return candidate_dicts(pr);
+        },
+        "collective"_a, "model"_a, "explain"_a = false, "all candidates for this very call, best first");
+
+  m.def("decide",
+        [](const Collective& c, std::shared_ptr<MachineModel> mm, const std::string& overrides) {
+          Decision d;
+          Collective rep;
+          {
+            nb::gil_scoped_release release;
+            Planner planner(mm, Overrides::parse(overrides));
+            d = planner.decide(c);
+            rep = representative(c);
           }
+          nb::dict out;
+          out["algorithm"] = d.algorithm;
+          out["predicted"] = d.predicted;
+          out["runner_up"] = d.runner_up;
+          out["runner_up_predicted"] = d.runner_up_predicted;
+          out["forced"] = d.forced;
+          out["note"] = d.note;
+          out["representative"] = rep;
+          out["size_class"] = counts_known_everywhere(c.op) ? size_class(c.size_bytes()) : -1;
           return out;
         },
-        "collective"_a, "model"_a, "explain"_a = false, "all candidates, best first");
-
-  m.def("override_match",
-        [](const std::string& rules, const Collective& c) -> std::optional<std::string> {
-          return Overrides::parse(rules).match(c);
-        },
-        "rules"_a, "collective"_a, "the algorithm the override grammar forces for this call, or None");
+        "collective"_a, "model"_a, "overrides"_a = "",
+        "the decision the MPI layer makes for this call: overrides, then the best candidate for the call's size "
+        "class (planned on 'representative')");
   m.def("size_bytes", [](const Collective& c) { return c.size_bytes(); }, "collective"_a);
+  m.def("size_class", &size_class, "bytes"_a, "the planner's size class of a call of this many bytes");
+  m.def("size_class_floor", &size_class_floor, "cls"_a, "the smallest size of a class");
 
   // Postal-model mathematics (Bruck et al.).
   nb::module_ p = m.def_submodule("postal", "postal-model mathematics (Bruck et al. 1996)");
+  p.attr("MAX_LAMBDA") = postal::kMaxLambda;
   p.def("N", &postal::N, "lam"_a, "t"_a);
   p.def("T", &postal::T, "lam"_a, "n"_a);
   p.def("gamma", &postal::gamma, "lam"_a);

@@ -8,24 +8,24 @@ namespace hetcoll {
 
 namespace {
 constexpr size_t kChunk = size_t(1) << 30;  // bytes per MPI message, < INT_MAX
+}  // namespace
 
-void check(int rc, const char* what) {
+void check_mpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) {
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
-    PMPI_Error_string(rc, msg, &len);
-    throw ScheduleError(cat(what, " failed: ", std::string(msg, size_t(len))));
+    if (PMPI_Error_string(rc, msg, &len) != MPI_SUCCESS) len = 0;
+    throw MpiError(rc, cat(what, " failed: ", len ? std::string(msg, size_t(len)) : cat("MPI error ", rc)));
   }
 }
-}  // namespace
 
 MpiTransport::CommInfo MpiTransport::query(MPI_Comm comm) {
   CommInfo info;
-  check(PMPI_Comm_rank(comm, &info.rank), "MPI_Comm_rank");
-  check(PMPI_Comm_size(comm, &info.size), "MPI_Comm_size");
+  check_mpi(PMPI_Comm_rank(comm, &info.rank), "MPI_Comm_rank");
+  check_mpi(PMPI_Comm_size(comm, &info.size), "MPI_Comm_size");
   void* ub = nullptr;
   int flag = 0;
-  check(PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr(MPI_TAG_UB)");
+  check_mpi(PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr(MPI_TAG_UB)");
   if (flag && ub) info.tag_limit = *static_cast<int*>(ub) < INT_MAX ? *static_cast<int*>(ub) + 1 : INT_MAX;
   return info;
 }
@@ -35,7 +35,10 @@ MpiTransport::MpiTransport(MPI_Comm comm, const CommInfo& info)
 
 MpiTransport::~MpiTransport() { reset(); }
 
-void MpiTransport::reset() {
+void MpiTransport::reset(WaitLog* log, const int* world_ranks) {
+  log_ = log;
+  world_ = world_ranks;
+  if (log_) log_->clear();
   // Requests left behind only after an error: cancel and free them.
   for (MPI_Request& r : active_)
     if (r != MPI_REQUEST_NULL) {
@@ -66,49 +69,77 @@ Transport::Request MpiTransport::post(size_t bytes, Post&& chunk) {
   return id;
 }
 
+// The wait log's view of a message (the watchdog's only).
+#define HC_LOG_POSTED(id, recv, peer) \
+  if (log_) log_->posted(id, recv, peer, world_ ? world_[peer] : -1)
+
 Transport::Request MpiTransport::isend(const void* buf, size_t bytes, int peer, int tag) {
   const char* p = static_cast<const char*>(buf);
-  return post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
-    check(PMPI_Isend(p + off, int(len), MPI_BYTE, peer, tag, comm_, r), "MPI_Isend");
+  Request id = post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
+    check_mpi(PMPI_Isend(p + off, int(len), MPI_BYTE, peer, tag, comm_, r), "MPI_Isend");
   });
+  HC_LOG_POSTED(id, false, peer);
+  return id;
 }
 
 Transport::Request MpiTransport::irecv(void* buf, size_t bytes, int peer, int tag) {
   char* p = static_cast<char*>(buf);
-  return post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
-    check(PMPI_Irecv(p + off, int(len), MPI_BYTE, peer, tag, comm_, r), "MPI_Irecv");
+  Request id = post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
+    check_mpi(PMPI_Irecv(p + off, int(len), MPI_BYTE, peer, tag, comm_, r), "MPI_Irecv");
   });
+  HC_LOG_POSTED(id, true, peer);
+  return id;
 }
 
+// A blocking send or receive is request `next_` for the wait log; the
+// request number is spent so the log's entries stay distinct.
 void MpiTransport::send(const void* buf, size_t bytes, int peer, int tag) {
+  const Request id = next_++;
+  chunks_left_.push_back(0);
+  HC_LOG_POSTED(id, false, peer);
   const char* p = static_cast<const char*>(buf);
   size_t off = 0;
   do {
     size_t len = std::min(kChunk, bytes - off);
-    check(PMPI_Send(p + off, int(len), MPI_BYTE, peer, tag, comm_), "MPI_Send");
+    check_mpi(PMPI_Send(p + off, int(len), MPI_BYTE, peer, tag, comm_), "MPI_Send");
     off += len;
   } while (off < bytes);
+  if (log_) log_->completed(id);
 }
 
 void MpiTransport::recv(void* buf, size_t bytes, int peer, int tag) {
+  const Request id = next_++;
+  chunks_left_.push_back(0);
+  HC_LOG_POSTED(id, true, peer);
   char* p = static_cast<char*>(buf);
   size_t off = 0;
   do {
     size_t len = std::min(kChunk, bytes - off);
-    check(PMPI_Recv(p + off, int(len), MPI_BYTE, peer, tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    check_mpi(PMPI_Recv(p + off, int(len), MPI_BYTE, peer, tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
     off += len;
   } while (off < bytes);
+  if (log_) log_->completed(id);
 }
 
 void MpiTransport::wait_some(std::vector<Request>& done) {
   if (active_.empty()) throw ScheduleError("wait on a transport with nothing posted");
   indices_.resize(active_.size());
+  statuses_.resize(active_.size());
   int outcount = 0;
-  check(PMPI_Waitsome(int(active_.size()), active_.data(), &outcount, indices_.data(), MPI_STATUSES_IGNORE),
-        "MPI_Waitsome");
+  int rc = PMPI_Waitsome(int(active_.size()), active_.data(), &outcount, indices_.data(), statuses_.data());
+  if (rc == MPI_ERR_IN_STATUS)  // the error of the request that failed
+    for (int k = 0; k < outcount; ++k)
+      if (statuses_[size_t(k)].MPI_ERROR != MPI_SUCCESS) {
+        rc = statuses_[size_t(k)].MPI_ERROR;
+        break;
+      }
+  check_mpi(rc, "MPI_Waitsome");
   for (int k = 0; k < outcount; ++k) {
     Request id = owner_[size_t(indices_[size_t(k)])];
-    if (--chunks_left_[id] == 0) done.push_back(id);
+    if (--chunks_left_[id] == 0) {
+      done.push_back(id);
+      if (log_) log_->completed(id);
+    }
   }
   // Drop the finished requests (Waitsome set them to MPI_REQUEST_NULL).
   size_t keep = 0;

@@ -1,15 +1,31 @@
 // The MPI transport: PMPI_Isend / PMPI_Irecv on a communicator (the PMPI
-// layer's private duplicate) and PMPI_Waitsome. Messages longer than
-// INT_MAX bytes go as several chunks with the same tag, in order.
+// layer's private duplicate, which returns errors instead of aborting) and
+// PMPI_Waitsome. Messages longer than INT_MAX bytes go as several chunks
+// with the same tag, in order. A failed MPI call throws MpiError with the
+// MPI error code (the per-request code for MPI_ERR_IN_STATUS).
 #pragma once
 #include <mpi.h>
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "exec/transport.hpp"
+#include "exec/wait_log.hpp"
 
 namespace hetcoll {
+
+class MpiError : public std::runtime_error {
+ public:
+  MpiError(int code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+// Throws MpiError("<what> failed: <MPI's message>") unless rc is MPI_SUCCESS.
+void check_mpi(int rc, const char* what);
 
 class MpiTransport : public Transport {
  public:
@@ -22,8 +38,10 @@ class MpiTransport : public Transport {
   MpiTransport(MPI_Comm comm, const CommInfo& info);
   ~MpiTransport() override;
   // Ready for the next collective: requests a failed one left behind are
-  // cancelled and freed; the memory stays for reuse.
-  void reset();
+  // cancelled and freed; the memory stays for reuse. `log` (may be null)
+  // records what the collective waits for; world_ranks (may be null) maps
+  // the communicator's ranks to MPI_COMM_WORLD's for it.
+  void reset(WaitLog* log = nullptr, const int* world_ranks = nullptr);
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int tag_limit() const override { return tag_limit_; }
@@ -43,7 +61,10 @@ class MpiTransport : public Transport {
   std::vector<Request> owner_;        // the transport request of each
   std::vector<uint32_t> chunks_left_; // per transport request
   std::vector<int> indices_;
+  std::vector<MPI_Status> statuses_;
   Request next_ = 0;
+  WaitLog* log_ = nullptr;
+  const int* world_ = nullptr;
 };
 
 }  // namespace hetcoll

@@ -1,28 +1,43 @@
-// The C API (include/hetcoll.h): statuses, never exceptions.
+// The C API (include/hetcoll.h): statuses, never exceptions. The
+// collectives are generated from include/hetcoll_collectives.def.
 #include "hetcoll.h"
 
 #include <cstring>
 #include <string>
 
-#include "interpose/calls.hpp"
+#include "config/settings.hpp"
+#include "interpose/runtime.hpp"
+#include "interpose/runtime_config.hpp"
 
 using namespace hetcoll::mpi;
 
-namespace {
-thread_local std::string t_api_error;
+// The C enum and the runtime's statuses are one list.
+static_assert(HETCOLL_SUCCESS == int(Status::ok) && HETCOLL_UNSUPPORTED == int(Status::unsupported) &&
+                  HETCOLL_BAD_ARGUMENT == int(Status::bad_argument) && HETCOLL_MPI_ERROR == int(Status::mpi_error) &&
+                  HETCOLL_INTERNAL_ERROR == int(Status::internal),
+              "hetcoll.h's hetcoll_status and hetcoll::mpi::Status differ");
 
-int code(Status s) {
-  t_api_error.clear();
+namespace {
+// The C API's own last failure (configuration calls); a collective's is the
+// runtime's last_error().
+thread_local LastError t_api;
+thread_local bool t_api_last = false;  // the last failure was a configuration call's
+
+int status_of(Status s) {
+  t_api_last = false;
   return int(s);
 }
 
 template <class F>
-int guarded(F&& f) noexcept {
+int configure(F&& f) noexcept {
   try {
     f();
     return HETCOLL_SUCCESS;
   } catch (const std::exception& e) {
-    t_api_error = e.what();
+    t_api_last = true;
+    t_api.status = Status::bad_argument;
+    t_api.mpi_code = MPI_ERR_ARG;
+    t_api.message = e.what();
     return HETCOLL_BAD_ARGUMENT;
   }
 }
@@ -30,80 +45,21 @@ int guarded(F&& f) noexcept {
 
 extern "C" {
 
-int hetcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return code(run(bcast_call(buffer, count, datatype, root, comm)));
-}
-
-int hetcoll_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return code(run(reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm)));
-}
-
-int hetcoll_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return code(run(allreduce_call(sendbuf, recvbuf, count, datatype, op, comm)));
-}
-
-int hetcoll_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return code(run(gather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)));
-}
-
-int hetcoll_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return code(run(gatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm)));
-}
-
-int hetcoll_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return code(run(scatter_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)));
-}
-
-int hetcoll_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return code(run(scatterv_call(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm)));
-}
-
-int hetcoll_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return code(run(allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)));
-}
-
-int hetcoll_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return code(run(allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)));
-}
-
-int hetcoll_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return code(run(reduce_scatter_block_call(sendbuf, recvbuf, recvcount, datatype, op, comm)));
-}
-
-int hetcoll_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return code(run(reduce_scatter_call(sendbuf, recvbuf, recvcounts, datatype, op, comm)));
-}
-
-int hetcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return code(run(alltoall_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)));
-}
-
-int hetcoll_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return code(run(alltoallv_call(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm)));
-}
-
-int hetcoll_barrier(MPI_Comm comm) {
-  return code(run(barrier_call(comm)));
-}
-
-int hetcoll_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return code(run(scan_call(sendbuf, recvbuf, count, datatype, op, comm)));
-}
-
-int hetcoll_exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return code(run(exscan_call(sendbuf, recvbuf, count, datatype, op, comm)));
-}
+#define HETCOLL_COLLECTIVE(name, Name, params, args) \
+  int hetcoll_##name params { return status_of(run(make_call_##name args)); }
+#include "hetcoll_collectives.def"
+#undef HETCOLL_COLLECTIVE
 
 int hetcoll_set_model(const char* spec) {
-  return guarded([&] { set_model(spec ? spec : ""); });
+  return configure([&] { set_model(spec ? spec : ""); });
 }
 
 int hetcoll_set_algorithm(const char* rules) {
-  return guarded([&] { set_overrides(rules ? rules : ""); });
+  return configure([&] { set_overrides(rules ? rules : ""); });
 }
 
 int hetcoll_last_algorithm(MPI_Comm comm, char* buf, int len) {
-  return guarded([&] {
+  return configure([&] {
     std::string s = last_decision(comm);
     if (buf && len > 0) {
       std::strncpy(buf, s.c_str(), size_t(len) - 1);
@@ -112,9 +68,9 @@ int hetcoll_last_algorithm(MPI_Comm comm, char* buf, int len) {
   });
 }
 
-const char* hetcoll_last_error(void) {
-  return t_api_error.empty() ? last_error() : t_api_error.c_str();
-}
+const char* hetcoll_last_error(void) { return t_api_last ? t_api.message.c_str() : last_error().message.c_str(); }
+
+int hetcoll_last_error_code(void) { return t_api_last ? t_api.mpi_code : last_error().mpi_code; }
 
 const char* hetcoll_status_string(int status) {
   switch (status) {
@@ -122,9 +78,11 @@ const char* hetcoll_status_string(int status) {
     case HETCOLL_UNSUPPORTED: return "not handled by hetcoll: nothing was done";
     case HETCOLL_BAD_ARGUMENT: return "invalid argument: nothing was done";
     case HETCOLL_MPI_ERROR: return "an MPI call failed during the collective";
-    case HETCOLL_INTERNAL_ERROR: return "internal error in hetcoll";
+    case HETCOLL_INTERNAL_ERROR: return "internal error in hetcoll (a bug: please report it)";
   }
   return "unknown status";
 }
+
+const char* hetcoll_version(void) { return hetcoll::version(); }
 
 }  // extern "C"

@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "model/heterogeneous_model.hpp"
 
 #include "util/error.hpp"
@@ -11,11 +13,12 @@ HeterogeneousModel::HeterogeneousModel(std::vector<NodeCost> nodes, std::vector<
   if (n == 0) throw InputError("heterogeneous model: no nodes");
   if (Xc_.size() != n * n || Xm_.size() != n * n)
     throw InputError(cat("heterogeneous model: Xc and Xm must be ", n, "x", n, " matrices"));
+  auto cost = [](double v) { return v >= 0 && std::isfinite(v); };
   for (auto& nd : nodes_)
-    if (nd.Sc < 0 || nd.Sm < 0 || nd.Rc < 0 || nd.Rm < 0 || nd.gamma < 0)
-      throw InputError(cat("heterogeneous model: node '", nd.name, "' has a negative cost"));
+    if (!cost(nd.Sc) || !cost(nd.Sm) || !cost(nd.Rc) || !cost(nd.Rm) || !cost(nd.gamma))
+      throw InputError(cat("heterogeneous model: node '", nd.name, "' has a negative or infinite cost"));
   for (size_t k = 0; k < n * n; ++k)
-    if (Xc_[k] < 0 || Xm_[k] < 0) throw InputError("heterogeneous model: negative transmission cost");
+    if (!cost(Xc_[k]) || !cost(Xm_[k])) throw InputError("heterogeneous model: negative or infinite transmission cost");
 }
 
 std::shared_ptr<HeterogeneousModel> HeterogeneousModel::banikazemi(const std::string& letters, double gamma) {

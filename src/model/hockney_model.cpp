@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "model/hockney_model.hpp"
 
 #include <sstream>
@@ -8,8 +10,9 @@ namespace hetcoll {
 
 HockneyModel::HockneyModel(double alpha, double beta, double gamma, double copy, bool overlap)
     : alpha_(alpha), beta_(beta), gamma_(gamma), copy_(copy), overlap_(overlap) {
-  if (alpha < 0 || beta < 0 || gamma < 0 || copy < 0)
-    throw InputError("hockney model: alpha, beta, gamma and copy must be non-negative");
+  for (double v : {alpha, beta, gamma, copy})
+    if (!(v >= 0) || !std::isfinite(v))
+      throw InputError("hockney model: alpha, beta, gamma and copy must be non-negative and finite");
   if (alpha == 0 && beta == 0) throw InputError("hockney model: alpha and beta cannot both be zero");
 }
 

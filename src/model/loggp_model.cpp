@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "model/loggp_model.hpp"
 
 #include <algorithm>
@@ -9,8 +11,9 @@ namespace hetcoll {
 
 LogGPModel::LogGPModel(double L, double o_s, double o_r, double g, double G, double gamma)
     : L_(L), os_(o_s), or_(o_r), g_(g), G_(G), gamma_(gamma) {
-  if (L < 0 || o_s < 0 || o_r < 0 || g < 0 || G < 0 || gamma < 0)
-    throw InputError("loggp model: L, o, g, G and gamma must be non-negative");
+  for (double v : {L, o_s, o_r, g, G, gamma})
+    if (!(v >= 0) || !std::isfinite(v))
+      throw InputError("loggp model: L, o, g, G and gamma must be non-negative and finite");
   if (std::max(o_s, g) <= 0) throw InputError("loggp model: o or g must be positive");
 }
 

@@ -83,6 +83,16 @@ ModelPtr parse_model(const std::string& spec);
 // heterogeneous machine description).
 ModelPtr model_from_json(const json::Value& v);
 
+// HETCOLL_PROFILE's forms: a spec (it has a ':') or the path of a JSON
+// model file.
+ModelPtr load_model(const std::string& spec_or_path);
+
+// Model files larger than this are refused before they are read (a
+// mistaken path, /dev/zero): no model is that large.
+constexpr uint64_t kMaxModelFileBytes = uint64_t(64) << 20;
+// The text of a model file, bounded by kMaxModelFileBytes. Throws InputError.
+std::string read_model_file(const std::string& path);
+
 // The forms parse_model accepts, one per line (for error messages and --help).
 std::string model_spec_help();
 

@@ -118,19 +118,12 @@ ModelPtr parse_loggp(Params p) {
   return std::make_shared<LogGPModel>(L, os, orr, g, G, gamma);
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(cat("cannot read '", path, "'"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 ModelPtr parse_hetero(Params p) {
   reject_unknown("hetero", p, {"nodes", "gamma", "file"});
   if (p.count("file")) {
     if (p.count("nodes")) throw InputError("model 'hetero': give nodes= or file=, not both");
-    auto v = json::parse(read_file(p["file"]));
+    auto v = json::parse(read_model_file(p["file"]));
     return HeterogeneousModel::from_json(v, "hetero:file=" + p["file"]);
   }
   double gamma = p.count("gamma") ? parse_duration(p["gamma"]) : 0.0;
@@ -161,13 +154,31 @@ ModelPtr model_from_json(const json::Value& v) {
   throw InputError(cat("unknown model kind '", kind, "' (postal, hockney, loggp, heterogeneous)"));
 }
 
+std::string read_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(cat("cannot read '", path, "'"));
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, size_t(in.gcount()));
+    if (text.size() > kMaxModelFileBytes)
+      throw InputError(cat("'", path, "' is larger than ", kMaxModelFileBytes >> 20, " MiB: not a model file"));
+  }
+  return text;
+}
+
+ModelPtr load_model(const std::string& spec) {
+  if (spec.find(':') == std::string::npos) return model_from_json(json::parse(read_model_file(spec)));
+  return parse_model(spec);
+}
+
 ModelPtr parse_model(const std::string& spec) {
   auto colon = spec.find(':');
   std::string kind = spec.substr(0, colon);
   std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
   if (kind == "file") {
     if (rest.empty()) throw InputError("model 'file' needs a path: file:PROFILE.json");
-    return model_from_json(json::parse(read_file(rest)));
+    return model_from_json(json::parse(read_model_file(rest)));
   }
   Params p = split_params(kind, rest);
   if (kind == "postal") return parse_postal(p);

@@ -1,5 +1,7 @@
 #include "model/postal_model.hpp"
 
+#include <cmath>
+
 #include "model/units.hpp"
 #include "util/error.hpp"
 
@@ -10,8 +12,12 @@ PostalModel::PostalModel(SizeTable lambda, SizeTable t0, bool t0_in_seconds)
   for (auto& p : lambda_.points())
     if (!(p.second >= 1.0))
       throw InputError(cat("postal model: lambda = ", p.second, " is below 1 (the postal model needs lambda >= 1)"));
+    else if (!(p.second <= kMaxLambda))
+      throw InputError(cat("postal model: lambda = ", p.second, " is more than hetcoll plans for (",
+                           kMaxLambda, ": a latency of 10^4 send overheads)"));
   for (auto& p : t0_.points())
-    if (!(p.second > 0)) throw InputError(cat("postal model: t0 = ", p.second, " must be positive"));
+    if (!(p.second > 0) || !std::isfinite(p.second))
+      throw InputError(cat("postal model: t0 = ", p.second, " must be positive and finite"));
 }
 
 std::string PostalModel::spec() const {

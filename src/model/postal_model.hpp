@@ -8,6 +8,11 @@
 
 namespace hetcoll {
 
+// The largest λ hetcoll plans for: the lattice of times a + bλ up to
+// T_λ(n) grows with λ, and no network has a latency 10^4 times its send
+// overhead. Models and parameters above it are refused.
+constexpr double kMaxLambda = 1e4;
+
 class PostalModel : public MachineModel {
  public:
   // t0_in_seconds: false means t0 is in model steps (the unit is "steps").

@@ -18,9 +18,11 @@ uint64_t bound(const std::string& text, const std::string& rule) {
   }
 }
 
+// The algorithms an override may name for `op`.
 std::string names_for(CollOp op) {
   std::string list;
-  for (auto* a : algorithms_for(op)) list += (list.empty() ? "" : ", ") + a->name;
+  for (auto* a : algorithms_for(op))
+    if (counts_known_everywhere(op) || a->local_counts) list += (list.empty() ? "" : ", ") + a->name;
   return list;
 }
 }  // namespace
@@ -66,6 +68,9 @@ Overrides Overrides::parse(const std::string& text) {
       r.hi = bound(range.substr(dash + 1), rule);
       if (r.lo >= r.hi) throw InputError(cat("override '", rule, "': empty range ", range));
     }
+    if (!counts_known_everywhere(r.op) && (r.lo != 0 || r.hi != UINT64_MAX))
+      throw InputError(cat("override '", rule, "': ", coll_op_name(r.op),
+                           " takes no size range (no rank knows every count): use '", coll_op_name(r.op), ":@ALGORITHM'"));
     if (spec.empty()) throw InputError(cat("override '", rule, "': no algorithm after '@'"));
     AlgorithmSpec as = parse_algorithm_spec(spec);
     const Algorithm* a = nullptr;
@@ -74,19 +79,27 @@ Overrides Overrides::parse(const std::string& text) {
     if (!a || !a->supports(r.op))
       throw InputError(cat("override '", rule, "': ", a ? as.name + " does not implement " : "unknown algorithm '" + as.name + "' for ",
                            coll_op_name(r.op), " (valid: ", names_for(r.op), ")"));
-    for (auto& kv : as.params)
-      if (std::find(a->params.begin(), a->params.end(), kv.first) == a->params.end())
-        throw InputError(cat("override '", rule, "': ", a->name, " has no parameter '", kv.first, "'"));
-    r.algorithm = spec;
+    if (!counts_known_everywhere(r.op) && !a->local_counts)
+      throw InputError(cat("override '", rule, "': ", a->name, " needs every rank's counts, which ", coll_op_name(r.op),
+                           " does not give every rank (valid: ", names_for(r.op), ")"));
+    try {
+      check_params(*a, as.params);
+    } catch (const InputError& e) {
+      throw InputError(cat("override '", rule, "': ", e.what()));
+    }
+    r.algorithm = {a, as.params};
+    r.text = rule;
     o.rules_.push_back(r);
   }
   return o;
 }
 
-std::optional<std::string> Overrides::match(const Collective& c) const {
-  uint64_t size = c.size_bytes();
-  for (auto& r : rules_)
-    if (r.op == c.op && size >= r.lo && size < r.hi) return r.algorithm;
+std::optional<size_t> Overrides::match(CollOp op, std::optional<uint64_t> size) const {
+  for (size_t i = 0; i < rules_.size(); ++i) {
+    const OverrideRule& r = rules_[i];
+    if (r.op != op) continue;
+    if (size ? (*size >= r.lo && *size < r.hi) : (r.lo == 0 && r.hi == UINT64_MAX)) return i;
+  }
   return std::nullopt;
 }
 
@@ -95,7 +108,7 @@ std::string Overrides::str() const {
   for (auto& r : rules_) {
     if (!s.empty()) s += "#";
     s += cat(coll_op_name(r.op), ":", r.lo, "-", r.hi == UINT64_MAX ? std::string("inf") : std::to_string(r.hi), ":@",
-             r.algorithm);
+             r.algorithm.spec());
   }
   return s;
 }

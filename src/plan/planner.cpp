@@ -44,12 +44,46 @@ Candidate simulate_candidate(const std::string& spec, const Collective& c, const
 
 }  // namespace
 
+std::optional<std::string> disqualified(const Algorithm& a, const Collective& c) {
+  if (!a.supports(c.op)) return cat(a.name, " does not implement ", coll_op_name(c.op));
+  if (!counts_known_everywhere(c.op) && !a.local_counts)
+    return cat(a.name, " needs every rank's counts, which ", coll_op_name(c.op), " does not give every rank");
+  if (c.op == CollOp::allreduce && !c.order_free && !a.rank_consistent)
+    return cat(a.name, " combines in a different order on each rank: a floating-point allreduce needs identical results");
+  return std::nullopt;
+}
+
+void rank_candidates(std::vector<Candidate>& cands, const std::vector<size_t>& registry_index,
+                     const std::function<uint64_t(const Candidate&)>& messages) {
+  std::vector<size_t> order(cands.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return cands[x].predicted < cands[y].predicted && !tied(cands[x].predicted, cands[y].predicted);
+  });
+  size_t ties = 1;
+  while (ties < order.size() && tied(cands[order[ties]].predicted, cands[order[0]].predicted)) ++ties;
+  if (ties > 1) {
+    for (size_t i = 0; i < ties; ++i) {
+      Candidate& c = cands[order[i]];
+      if (c.messages == 0) c.messages = messages(c);
+    }
+    std::stable_sort(order.begin(), order.begin() + long(ties), [&](size_t x, size_t y) {
+      if (cands[x].messages != cands[y].messages) return cands[x].messages < cands[y].messages;
+      return registry_index[x] < registry_index[y];
+    });
+  }
+  std::vector<Candidate> sorted;
+  sorted.reserve(cands.size());
+  for (size_t i : order) sorted.push_back(std::move(cands[i]));
+  cands = std::move(sorted);
+}
+
 PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOptions& opt) {
   coll.check();
   PlanResult res;
   res.unit = model.unit();
-  auto* hockney = dynamic_cast<const HockneyModel*>(&model);
-  const bool use_closed = hockney && opt.rank_map.empty();
+  // Closed forms describe ranks as the model has them, in order.
+  const std::optional<HockneyParams> hockney = opt.rank_map.empty() ? closed_form_model(model) : std::nullopt;
   std::vector<size_t> registry_index;
   struct Pending {
     const Algorithm* a;
@@ -58,19 +92,13 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   };
   std::vector<Pending> to_simulate;
   for (const Algorithm* a : algorithms_for(coll.op)) {
+    if (!qualifies(*a, coll)) continue;
     if (a->distinct && !a->distinct(coll, model)) continue;
-    if (coll.op == CollOp::allreduce && !coll.order_free && !a->rank_consistent) continue;
     std::vector<std::string> exact, others;
     std::vector<Terms> exact_terms;
-    const bool zero = moves_no_data(coll);
     for (auto& spec : specs_of(*a, coll, model)) {
       std::optional<Terms> cf;
-      if (use_closed && a->closed_form && hockney->copy() == 0 && hockney->overlap()) {
-        AlgorithmSpec as = parse_algorithm_spec(spec);
-        GenContext ctx{coll, model, as.params, -1};
-        reject_unknown_params(ctx, *a);
-        cf = zero ? Terms{} : a->closed_form(ctx, {hockney->alpha(), hockney->beta(), hockney->gamma()});
-      }
+      if (hockney && a->closed_form) cf = closed_form(choose_algorithm(spec, coll.op), coll, model);
       if (cf) {
         exact.push_back(spec);
         exact_terms.push_back(*cf);
@@ -87,8 +115,8 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
     for (auto& s : others) {
       double e = INFINITY;
       if (rank) {
-        AlgorithmSpec as = parse_algorithm_spec(s);
-        GenContext ctx{coll, model, as.params, -1};
+        AlgorithmChoice ch = choose_algorithm(s, coll.op);
+        GenContext ctx{coll, model, ch.params, -1};
         if (auto t = rank(ctx, est)) e = est.time(*t);
       }
       ranked.emplace_back(e, s);
@@ -105,8 +133,8 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       cand.closed_form = true;
       cand.has_terms = true;
       cand.terms = t;
-      cand.predicted = t.alpha * hockney->alpha() + t.beta * hockney->beta() + t.gamma * hockney->gamma();
-      cand.split = {t.alpha * hockney->alpha(), t.beta * hockney->beta(), t.gamma * hockney->gamma(), 0};
+      cand.predicted = hockney->time(t);
+      cand.split = {t.alpha * hockney->alpha, t.beta * hockney->beta, t.gamma * hockney->gamma, 0};
       cand.messages = t.messages;
       if (opt.explain && !cand.messages) cand.messages = generate(exact[i], coll, model).message_count();
       res.candidates.push_back(std::move(cand));
@@ -135,35 +163,54 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   if (res.candidates.empty())
     throw InputError(cat("no algorithm implements ", coll_op_name(coll.op),
                          res.skipped.empty() ? std::string() : " within the simulation budget"));
-  // Sort by time; among ties by messages (built on demand), then registry order.
-  std::vector<size_t> order(res.candidates.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return res.candidates[x].predicted < res.candidates[y].predicted &&
-           !tied(res.candidates[x].predicted, res.candidates[y].predicted);
-  });
-  size_t ties = 1;
-  while (ties < order.size() && tied(res.candidates[order[ties]].predicted, res.candidates[order[0]].predicted)) ++ties;
-  if (ties > 1) {
-    for (size_t i = 0; i < ties; ++i) {
-      Candidate& c = res.candidates[order[i]];
-      if (c.messages == 0) c.messages = generate(c.algorithm, coll, model).message_count();
-    }
-    std::stable_sort(order.begin(), order.begin() + long(ties), [&](size_t x, size_t y) {
-      if (res.candidates[x].messages != res.candidates[y].messages)
-        return res.candidates[x].messages < res.candidates[y].messages;
-      return registry_index[x] < registry_index[y];
-    });
-  }
-  std::vector<Candidate> sorted;
-  for (size_t i : order) sorted.push_back(std::move(res.candidates[i]));
-  res.candidates = std::move(sorted);
+  rank_candidates(res.candidates, registry_index,
+                  [&](const Candidate& c) { return generate(c.algorithm, coll, model).message_count(); });
   return res;
 }
 
-int size_bin(uint64_t bytes) {
+int size_class(uint64_t bytes) {
   if (bytes == 0) return 0;
-  return 1 + int(std::floor(4.0 * std::log2(double(bytes)) + 1e-9));
+  int k = 63 - __builtin_clzll(bytes);  // 2^k <= bytes < 2^(k+1)
+  uint64_t quarter = k >= 2 ? (bytes >> (k - 2)) & 3 : (bytes << (2 - k)) & 3;
+  return 1 + 4 * k + int(quarter);
+}
+
+uint64_t size_class_floor(int cls) {
+  if (cls <= 0) return 0;
+  int k = (cls - 1) / 4, quarter = (cls - 1) % 4;
+  return (uint64_t(4 + quarter) << k) >> 2;
+}
+
+Collective representative(const Collective& call) {
+  Collective rep;
+  const uint64_t e = call.elem_size;
+  auto block = [&](uint64_t bytes) { return (size_class_floor(size_class(bytes)) + e - 1) / e; };
+  switch (call.op) {
+    case CollOp::barrier:
+      rep = Collective::make(CollOp::barrier, call.nranks, 0);
+      break;
+    case CollOp::gatherv:
+    case CollOp::scatterv:
+      rep = Collective::make_v(call.op, std::vector<uint64_t>(size_t(call.nranks), (kUnknownBlockBytes + e - 1) / e),
+                               call.root, call.elem_size);
+      break;
+    case CollOp::alltoallv: {
+      const size_t p = size_t(call.nranks);
+      rep = Collective::make_alltoallv(call.nranks, std::vector<uint64_t>(p * p, (kUnknownBlockBytes + e - 1) / e),
+                                       call.elem_size);
+      break;
+    }
+    case CollOp::allgatherv:
+    case CollOp::reduce_scatter:
+      rep = Collective::make_v(call.op, std::vector<uint64_t>(size_t(call.nranks), block(call.size_bytes())),
+                               call.root, call.elem_size);
+      break;
+    default:
+      rep = Collective::make(call.op, call.nranks, block(call.size_bytes()), has_root(call.op) ? call.root : 0,
+                             call.elem_size);
+  }
+  rep.order_free = call.order_free;
+  return rep;
 }
 
 Planner::Planner(ModelPtr model, Overrides overrides) : model_(std::move(model)), overrides_(std::move(overrides)) {
@@ -173,7 +220,7 @@ Planner::Planner(ModelPtr model, Overrides overrides) : model_(std::move(model))
 size_t Planner::KeyHash::operator()(const Key& k) const {
   uint64_t h = uint64_t(k.op) * 2 + k.order_free;
   for (uint64_t x : {uint64_t(uint32_t(k.nranks)), uint64_t(uint32_t(k.root)), uint64_t(k.elem),
-                     uint64_t(uint32_t(k.bin)), k.group})
+                     uint64_t(uint32_t(k.cls)), uint64_t(uint32_t(k.rule)), k.group})
     h = (h ^ x) * 0x100000001B3ull + (h >> 29);
   return size_t(h);
 }
@@ -183,8 +230,27 @@ size_t Planner::cached() const {
   return cache_.size();
 }
 
-Decision Planner::decide(const Collective& c, uint64_t group_key, const std::vector<int>& rank_map) {
-  Key key{uint8_t(c.op), c.order_free, c.nranks, has_root(c.op) ? c.root : 0, c.elem_size, size_bin(c.size_bytes()), group_key};
+Decision Planner::planned(const Collective& rep, const std::vector<int>& rank_map) const {
+  PlanOptions opt;
+  opt.rank_map = rank_map;
+  PlanResult r = plan(rep, *model_, opt);
+  Decision d;
+  d.choice = choose_algorithm(r.best().algorithm, rep.op);
+  d.algorithm = d.choice.spec();
+  d.predicted = r.best().predicted;
+  if (r.candidates.size() > 1) {
+    d.runner_up = r.candidates[1].algorithm;
+    d.runner_up_predicted = r.candidates[1].predicted;
+  }
+  return d;
+}
+
+Decision Planner::decide(const Collective& call, uint64_t group_key, const std::vector<int>& rank_map) {
+  const bool sized = counts_known_everywhere(call.op);
+  const uint64_t bytes = sized ? call.size_bytes() : 0;
+  std::optional<size_t> rule = overrides_.match(call.op, sized ? std::optional<uint64_t>(bytes) : std::nullopt);
+  Key key{uint8_t(call.op), call.order_free, call.nranks, has_root(call.op) ? call.root : 0, call.elem_size,
+          sized ? size_class(bytes) : -1, rule ? int32_t(*rule) : -1, group_key};
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(key);
@@ -194,22 +260,36 @@ Decision Planner::decide(const Collective& c, uint64_t group_key, const std::vec
       return cached;
     }
   }
+  // Everything below depends only on the key: the representative, the
+  // model, the overrides.
+  const Collective rep = representative(call);
   Decision d;
-  d.fresh = true;
-  if (auto forced = overrides_.match(c)) {
-    d.algorithm = *forced;
-    d.forced = true;
-  } else {
-    PlanOptions opt;
-    opt.rank_map = rank_map;
-    PlanResult r = plan(c, *model_, opt);
-    d.algorithm = r.best().algorithm;
-    d.predicted = r.best().predicted;
-    if (r.candidates.size() > 1) {
-      d.runner_up = r.candidates[1].algorithm;
-      d.runner_up_predicted = r.candidates[1].predicted;
+  if (rule) {
+    const OverrideRule& r = overrides_.rules()[*rule];
+    std::string why;
+    if (auto no = disqualified(*r.algorithm.algorithm, rep)) {
+      why = *no;
+    } else {
+      try {
+        generate(r.algorithm, rep, *model_, -1, kMaxScheduleOps);
+      } catch (const TooLarge&) {
+        why = cat("its schedule would exceed ", kMaxScheduleOps, " operations");
+      } catch (const InputError& e) {
+        why = e.what();
+      }
     }
+    if (why.empty()) {
+      d.choice = r.algorithm;
+      d.algorithm = d.choice.spec();
+      d.forced = true;
+    } else {
+      d = planned(rep, rank_map);
+      d.note = cat("override '", r.text, "' does not fit this call (", why, "): planned instead");
+    }
+  } else {
+    d = planned(rep, rank_map);
   }
+  d.fresh = true;
   Decision stored = d;
   stored.fresh = false;
   std::lock_guard<std::mutex> lock(mu_);

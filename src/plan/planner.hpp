@@ -1,18 +1,26 @@
-// The planner: for a collective on a machine model, evaluate every
-// registered algorithm that implements it — every parameter setting it asks
-// to be tried (variants) — and take the cheapest.
+// The planner: the one place where hetcoll chooses an algorithm.
 //
-// An allreduce that is not order_free (floating point) only considers
-// algorithms that give every rank identical bits.
-// Evaluation: the exact closed form where the algorithm has one for this
-// call on a Hockney model, otherwise the simulator on the schedule itself.
-// An algorithm with many variants on a model without closed forms is pruned
-// to the best few by its closed form on the model's α-β-γ estimate first.
-// Ties (within 1e-9) go to fewer messages, then to the earlier registry
-// entry. Planner adds a decision cache per (op, group, root, element size,
-// size bin) and user overrides.
+// plan() evaluates, for one call, every registered algorithm that qualifies
+// for it (qualifies()) — every parameter setting it asks to be tried — and
+// sorts them, cheapest first. Evaluation: the exact closed form where the
+// algorithm has one for this call and closed forms apply to the model
+// (closed_form_model()), otherwise the simulator on the schedule itself. An
+// algorithm with many variants without closed forms is pruned to the best
+// few by its estimate on the model's α-β-γ view first. Ties (within 1e-9)
+// go to fewer messages, then to the earlier registry entry.
+//
+// Planner::decide() is the policy every caller uses — the MPI layer for a
+// real call, the command line for `hetcoll plan`: overrides first, then the
+// cheapest candidate for the call's size class. A decision is a pure
+// function of what every rank of the call knows (op, group, root, element
+// size, order-freedom, the size, model, overrides), never of which calls a
+// rank saw before: a call is planned as the *representative* of its size
+// class (representative()), so every call of one class gets the same
+// decision whichever of them came first, and the cache only remembers it.
 #pragma once
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,39 +45,65 @@ struct PlanOptions {
   bool explain = false;                 // critical-path split and message counts for every candidate
   size_t max_simulated_variants = 8;    // per algorithm, without closed forms
   std::vector<int> rank_map;            // group rank → model rank
-  size_t op_limit = 4000000;            // candidates with more ops are not simulated
+  size_t op_limit = kMaxScheduleOps;    // candidates with more ops are not simulated
 };
 
 struct PlanResult {
   std::string unit;
   std::vector<Candidate> candidates;  // best first
-  std::string forced_by;              // non-empty when an override chose
   std::vector<std::string> skipped;   // too large to simulate (more than op_limit ops)
   const Candidate& best() const { return candidates.front(); }
 };
 
+// Whether `a` may run this call: it implements the collective; for
+// gatherv, scatterv and alltoallv it needs only a rank's own counts; for a
+// floating-point allreduce every rank gets identical bits. The reason when
+// not, else nullopt.
+std::optional<std::string> disqualified(const Algorithm& a, const Collective& c);
+inline bool qualifies(const Algorithm& a, const Collective& c) { return !disqualified(a, c); }
+
 PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOptions& opt = {});
 
-struct Decision {
-  std::string algorithm;
-  double predicted = 0;
-  std::string runner_up;  // empty if there was no other candidate
-  double runner_up_predicted = 0;
-  bool forced = false;    // by an override
-  bool fresh = false;     // planned by this call (not from the cache)
-};
+// Candidates best first: by predicted time; among ties (relative 1e-9) by
+// fewer messages (`messages` fills in a candidate's count when asked for it),
+// then by registry position.
+void rank_candidates(std::vector<Candidate>& cands, const std::vector<size_t>& registry_index,
+                     const std::function<uint64_t(const Candidate&)>& messages);
 
-// Size bins of the cache: 0 for 0 bytes, then four per octave.
-int size_bin(uint64_t bytes);
+// Size classes: 0 for 0 bytes; then each octave [2^k, 2^(k+1)) in four
+// equal parts. Integer arithmetic only, so every rank of every machine
+// agrees. size_class_floor(c) is the smallest size of class c.
+int size_class(uint64_t bytes);
+uint64_t size_class_floor(int cls);
+
+// The call a decision is planned on: the same collective, group, root,
+// element size and order-freedom, not in place, with equal blocks of the
+// smallest whole-element size of the call's size class. For gatherv,
+// scatterv and alltoallv, whose counts no rank knows in full, equal blocks
+// of kUnknownBlockBytes.
+Collective representative(const Collective& call);
+constexpr uint64_t kUnknownBlockBytes = 1024;
+
+struct Decision {
+  AlgorithmChoice choice;   // the algorithm and its parameters
+  std::string algorithm;    // choice.spec()
+  double predicted = 0;     // of the representative call (0 when forced)
+  std::string runner_up;    // empty if there was no other candidate
+  double runner_up_predicted = 0;
+  bool forced = false;      // by an override
+  std::string note;         // why an override that matched was not followed
+  bool fresh = false;       // planned by this call (not from the cache)
+};
 
 class Planner {
  public:
   explicit Planner(ModelPtr model, Overrides overrides = {});
-  // The cached decision for this call's (op, group, root, elem, size bin);
-  // planned on first use. Thread-safe. group_key tells apart groups that sit
-  // on different ranks of the model (0: ranks as they are).
-  Decision decide(const Collective& c, uint64_t group_key = 0, const std::vector<int>& rank_map = {});
+  // The decision for this call. Thread-safe. group_key tells apart groups
+  // that sit on different ranks of the model (0: ranks as they are);
+  // rank_map maps group ranks to model ranks for models of particular ranks.
+  Decision decide(const Collective& call, uint64_t group_key = 0, const std::vector<int>& rank_map = {});
   const MachineModel& model() const { return *model_; }
+  const ModelPtr& model_ptr() const { return model_; }
   const Overrides& overrides() const { return overrides_; }
   size_t cached() const;
 
@@ -79,15 +113,18 @@ class Planner {
     bool order_free;  // floating-point allreduce has fewer candidates
     int32_t nranks, root;
     uint32_t elem;
-    int32_t bin;
+    int32_t cls;      // size class (-1: counts not known everywhere)
+    int32_t rule;     // the override rule that matched (-1: none)
     uint64_t group;
     bool operator==(const Key& o) const {
-      return op == o.op && order_free == o.order_free && nranks == o.nranks && root == o.root && elem == o.elem && bin == o.bin && group == o.group;
+      return op == o.op && order_free == o.order_free && nranks == o.nranks && root == o.root && elem == o.elem &&
+             cls == o.cls && rule == o.rule && group == o.group;
     }
   };
   struct KeyHash {
     size_t operator()(const Key& k) const;
   };
+  Decision planned(const Collective& rep, const std::vector<int>& rank_map) const;
   ModelPtr model_;
   Overrides overrides_;
   mutable std::mutex mu_;

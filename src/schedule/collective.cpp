@@ -90,6 +90,10 @@ bool has_root(CollOp op) {
   }
 }
 
+bool counts_known_everywhere(CollOp op) {
+  return op != CollOp::gatherv && op != CollOp::scatterv && op != CollOp::alltoallv;
+}
+
 uint64_t Collective::in_bytes(int r) const {
   const uint64_t e = elem_size, p = uint64_t(nranks);
   switch (op) {
@@ -213,12 +217,37 @@ std::optional<int64_t> Collective::in_place_offset(int r) const {
   return std::nullopt;
 }
 
-void Collective::check() const {
+namespace {
+void check_group(CollOp op, int nranks) {
   if (nranks < 1) throw InputError(cat("group size must be at least 1, got ", nranks));
+  if (nranks > kMaxRanks) throw InputError(cat("group size ", nranks, " is more than hetcoll plans for (", kMaxRanks, ")"));
+  if (op == CollOp::alltoallv && nranks > kMaxDenseRanks)
+    throw InputError(cat("alltoallv of ", nranks, " ranks: hetcoll holds its p x p counts in full, up to ",
+                         kMaxDenseRanks, " ranks"));
+}
+
+// a * b, refusing more than kMaxBytes.
+uint64_t bounded(uint64_t a, uint64_t b, const char* what) {
+  uint64_t r;
+  if (__builtin_mul_overflow(a, b, &r) || r > kMaxBytes)
+    throw InputError(cat(what, " would be more than ", kMaxBytes, " bytes"));
+  return r;
+}
+}  // namespace
+
+void Collective::check() const {
+  check_group(op, nranks);
   if (has_root(op) && (root < 0 || root >= nranks))
     throw InputError(cat("root ", root, " is not a rank of a group of ", nranks));
   if (elem_size == 0) throw InputError("element size must be at least 1 byte");
   const size_t p = size_t(nranks);
+  // Every buffer within kMaxBytes (so that no size below overflows).
+  bounded(bounded(count, elem_size, "one block"), p, "the buffer of all blocks");
+  uint64_t sum = 0;
+  for (uint64_t x : counts) {
+    sum += bounded(x, elem_size, "a block");
+    if (sum > kMaxBytes) throw InputError(cat("the blocks would be more than ", kMaxBytes, " bytes"));
+  }
   switch (op) {
     case CollOp::gatherv:
     case CollOp::scatterv:
@@ -305,6 +334,7 @@ Collective Collective::from_json(const json::Value& v) {
 }
 
 Collective Collective::make(CollOp op, int nranks, uint64_t count, int root, uint32_t elem_size) {
+  check_group(op, nranks);
   Collective c;
   c.op = op;
   c.nranks = nranks;
@@ -343,6 +373,7 @@ Collective Collective::make_v(CollOp op, std::vector<uint64_t> counts, int root,
 }
 
 Collective Collective::make_alltoallv(int nranks, std::vector<uint64_t> sendcounts, uint32_t elem_size) {
+  check_group(CollOp::alltoallv, nranks);
   Collective c;
   c.op = CollOp::alltoallv;
   c.nranks = nranks;

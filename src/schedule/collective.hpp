@@ -37,6 +37,19 @@ CollOp coll_op_from_name(const std::string& name);  // throws InputError listing
 std::vector<CollOp> all_coll_ops();
 bool is_reduction(CollOp op);  // combines contributions with an operator
 bool has_root(CollOp op);
+// Whether MPI gives every rank of the call every count: false for gatherv,
+// scatterv (only the root has them) and alltoallv (each rank its own row).
+// Decisions for these cannot depend on the counts.
+bool counts_known_everywhere(CollOp op);
+
+// Limits on what a Collective may describe, checked by check() and the
+// constructors before anything is allocated: hetcoll plans and simulates
+// groups up to kMaxRanks (a schedule of 4M ranks already needs gigabytes);
+// alltoallv, whose p×p counts are held in full, up to kMaxDenseRanks; and
+// no rank's buffer beyond kMaxBytes.
+constexpr int kMaxRanks = 1 << 22;
+constexpr int kMaxDenseRanks = 1024;
+constexpr uint64_t kMaxBytes = uint64_t(1) << 60;
 
 struct Collective {
   CollOp op = CollOp::bcast;

@@ -4,6 +4,7 @@
 #include <array>
 #include <deque>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "schedule/expected_outcome.hpp"
@@ -257,66 +258,119 @@ void check_structure(const Schedule& s, const ValidationOptions& opt, Errors& er
   }
 }
 
-// Local happens-before closure per rank, then every conflicting pair of
-// accesses must be ordered.
+// Every two ops of a rank that touch the same bytes, one of them writing,
+// must be ordered by the rank's dependencies. Checked in program order
+// (dependencies point to earlier ops) against an interval map of each
+// storage: per byte range, its last writer and the readers since. A new
+// access must be ordered after the last writer, and a new write after the
+// readers since; by transitivity that orders every conflicting pair, with
+// memory linear in the ops (no k×k closure). Whether a is an ancestor of b
+// is a backward search from b that never goes below a; conflicting ops are
+// almost always direct dependencies (the builder infers them), so it rarely
+// takes more than a step.
+class Ancestry {
+ public:
+  Ancestry(const Schedule& s, int r) : s_(s), r_(r), seen_(s.num_ops(r), 0) {}
+  bool ordered(uint32_t a, uint32_t b) {  // a before b, a < b
+    for (auto* d = s_.deps_begin(r_, b); d != s_.deps_end(r_, b); ++d)
+      if (*d == a) return true;
+    if (++stamp_ == 0) {
+      std::fill(seen_.begin(), seen_.end(), 0);
+      stamp_ = 1;
+    }
+    stack_.assign(1, b);
+    seen_[b] = stamp_;
+    while (!stack_.empty()) {
+      uint32_t x = stack_.back();
+      stack_.pop_back();
+      for (auto* d = s_.deps_begin(r_, x); d != s_.deps_end(r_, x); ++d) {
+        uint32_t y = *d;
+        if (y == a) return true;
+        if (y < a || y >= x || seen_[y] == stamp_) continue;
+        seen_[y] = stamp_;
+        stack_.push_back(y);
+      }
+    }
+    return false;
+  }
+
+ private:
+  const Schedule& s_;
+  int r_;
+  std::vector<uint32_t> seen_;
+  uint32_t stamp_ = 0;
+  std::vector<uint32_t> stack_;
+};
+
 void check_races(const Schedule& s, const ValidationOptions& opt, Errors& err) {
-  struct Access {
-    uint64_t lo, hi;
-    int storage;
-    uint32_t op;
-    bool write;
+  struct Segment {
+    uint64_t hi;
+    int64_t writer = -1;           // the last op that wrote these bytes
+    std::vector<uint32_t> readers;  // ops that read them since
   };
   for (int r = 0; r < s.nranks(); ++r) {
     const size_t k = s.num_ops(r);
     if (k < 2) continue;
     RankLayout L = layout_of(s, opt, r);
-    const size_t words = (k + 63) / 64;
-    std::vector<uint64_t> anc(k * words, 0);
-    for (size_t i = 0; i < k; ++i) {
-      uint64_t* row = &anc[i * words];
-      for (auto* d = s.deps_begin(r, i); d != s.deps_end(r, i); ++d) {
-        if (*d >= i) continue;
-        const uint64_t* dr = &anc[size_t(*d) * words];
-        for (size_t w = 0; w < words; ++w) row[w] |= dr[w];
-        row[*d / 64] |= uint64_t(1) << (*d % 64);
-      }
-    }
-    auto ordered = [&](uint32_t a, uint32_t b) {
-      if (a > b) std::swap(a, b);
-      return (anc[size_t(b) * words + a / 64] >> (a % 64)) & 1;
+    Ancestry anc(s, r);
+    std::map<uint64_t, Segment> storage[3];  // by place.storage: lo → segment
+    std::set<std::pair<uint32_t, uint32_t>> reported;
+    auto race = [&](uint32_t a, uint32_t b) {
+      if (reported.insert({a, b}).second)
+        err.add("rank ", r, ": ops ", a, " and ", b, " touch the same bytes, one writing, with no dependency between them");
     };
-    std::vector<Access> acc;
+    // The segment boundaries of [lo, hi) in `m`, split so that segments
+    // start at lo and end at hi.
+    auto split = [](std::map<uint64_t, Segment>& m, uint64_t at) {
+      auto it = m.upper_bound(at);
+      if (it == m.begin()) return;
+      --it;
+      if (it->first < at && it->second.hi > at) {
+        Segment right = it->second;
+        it->second.hi = at;
+        m.emplace(at, std::move(right));
+      }
+    };
+    auto touch = [&](Buf b, uint64_t off, uint64_t len, uint32_t op, bool write) {
+      if (len == 0) return;
+      const Place pl = L.place[size_t(b)];
+      auto& m = storage[pl.storage];
+      const uint64_t lo = pl.base + off, hi = lo + len;
+      split(m, lo);
+      split(m, hi);
+      // Fill the gaps in [lo, hi) with fresh segments.
+      uint64_t at = lo;
+      for (auto it = m.lower_bound(lo); at < hi;) {
+        uint64_t next = it == m.end() ? hi : std::min(hi, it->first);
+        if (next > at) it = m.emplace_hint(it, at, Segment{next});
+        at = it->second.hi;
+        ++it;
+      }
+      for (auto it = m.lower_bound(lo); it != m.end() && it->first < hi; ++it) {
+        Segment& sg = it->second;
+        if (sg.writer >= 0 && uint32_t(sg.writer) != op && !anc.ordered(uint32_t(sg.writer), op)) race(uint32_t(sg.writer), op);
+        if (write) {
+          for (uint32_t rd : sg.readers)
+            if (rd != op && !anc.ordered(rd, op)) race(rd, op);
+          sg.writer = op;
+          sg.readers.clear();
+        } else if (sg.readers.empty() || sg.readers.back() != op) {
+          sg.readers.push_back(op);
+        }
+      }
+    };
     for (size_t i = 0; i < k; ++i) {
       const Op& o = s.op(r, i);
-      if (o.len == 0) continue;
-      auto add = [&](Buf b, uint64_t off, bool w) {
-        Place pl = L.place[size_t(b)];
-        acc.push_back({pl.base + off, pl.base + off + o.len, pl.storage, uint32_t(i), w});
-      };
+      const uint32_t op = uint32_t(i);
       switch (o.kind) {
-        case OpKind::send: add(o.buf, o.off, false); break;
-        case OpKind::recv: add(o.buf, o.off, true); break;
-        case OpKind::reduce: add(o.src_buf, o.src_off, false); add(o.buf, o.off, true); break;
-        case OpKind::copy: add(o.src_buf, o.src_off, false); add(o.buf, o.off, true); break;
+        case OpKind::send: touch(o.buf, o.off, o.len, op, false); break;
+        case OpKind::recv: touch(o.buf, o.off, o.len, op, true); break;
+        case OpKind::reduce:
+        case OpKind::copy:
+          touch(o.src_buf, o.src_off, o.len, op, false);
+          touch(o.buf, o.off, o.len, op, true);
+          break;
       }
-    }
-    std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) {
-      return a.storage != b.storage ? a.storage < b.storage : a.lo < b.lo;
-    });
-    std::vector<size_t> active;
-    for (size_t x = 0; x < acc.size(); ++x) {
-      const Access& a = acc[x];
-      size_t keep = 0;
-      for (size_t y : active)
-        if (acc[y].storage == a.storage && acc[y].hi > a.lo) active[keep++] = y;
-      active.resize(keep);
-      for (size_t y : active) {
-        const Access& b = acc[y];
-        if (b.op == a.op || !(a.write || b.write) || ordered(a.op, b.op)) continue;
-        err.add("rank ", r, ": ops ", std::min(a.op, b.op), " and ", std::max(a.op, b.op),
-                " touch the same bytes, one writing, with no dependency between them");
-      }
-      active.push_back(x);
     }
   }
 }

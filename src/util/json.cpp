@@ -334,6 +334,7 @@ class Parser {
     }
     double d = std::strtod(tok.c_str(), &end);
     if (end == tok.c_str() || *end != 0) fail(cat("bad number '", tok, "'"));
+    if (!std::isfinite(d)) fail(cat("number '", tok, "' is out of range"));
     return Value(d);
   }
 

@@ -63,8 +63,11 @@ TEST(Registry, ClearErrors) {
   expect_error("nope", "known: binomial_tree");
   expect_error("bks_combine", "does not implement bcast");
   expect_error("lambda_tree[foo=1]", "no parameter 'foo'");
-  expect_error("alpha_partition[alpha=1.5]", "must lie in (0, 1)");
-  expect_error("alpha_partition[alpha=x]", "not a number");
+  expect_error("alpha_partition[alpha=1.5]", "strictly between 0 and 1");
+  expect_error("alpha_partition[alpha=x]", "alpha='x' must be a number");
+  expect_error("lambda_tree[lambda=20000]", "from 1 to 10000");
+  expect_error("knomial_bcast[k=0]", "k='0' must be an integer from 2");
+  expect_error("chain_bcast[seg=0k]", "seg='0k' must be a size");
   expect_error("alpha_partition[alpha=0.5", "must end with ']'");
   expect_error("alpha_partition[alpha]", "not KEY=VALUE");
   expect_error("binomial_tree[x=1]", "takes none");

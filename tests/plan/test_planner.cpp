@@ -25,14 +25,6 @@ TEST(Planner, PicksTheLambdaTreeWhenLambdaExceedsOne) {
   for (size_t i = 1; i < r.candidates.size(); ++i) EXPECT_LE(r.candidates[i - 1].predicted, r.candidates[i].predicted);
 }
 
-TEST(Planner, TiesPreferFewerMessagesThenRegistryOrder) {
-  // λ = 1: the binomial tree, the λ-tree and α-partition tie with p-1
-  // messages; the k-nomial and star trees are slower.
-  auto m = parse_model("postal:lambda=1");
-  PlanResult r = plan(Collective::make(CollOp::bcast, 16, 16), *m);
-  EXPECT_EQ(r.best().algorithm, "binomial_tree");
-}
-
 TEST(Planner, CombineFollowsTheRecursions) {
   for (double lam : {1.2, 1.6, 2.3, 2.7}) {
     auto m = parse_model("postal:lambda=" + std::to_string(lam));
@@ -104,25 +96,79 @@ TEST(Planner, DecisionCacheSeparatesOrderFreeFromFloatingPoint) {
   Decision b = planner.decide(floats);
   EXPECT_EQ(planner.cached(), 2u);
   EXPECT_EQ(a.algorithm.rfind("bks_", 0), 0u) << a.algorithm;  // the postal model's choice for free order
-  EXPECT_TRUE(find_algorithm(parse_algorithm_spec(b.algorithm).name).rank_consistent) << b.algorithm;
+  EXPECT_TRUE(b.choice.algorithm->rank_consistent) << b.algorithm;
 }
 
-TEST(Planner, SizeBins) {
-  EXPECT_EQ(size_bin(0), 0);
-  EXPECT_EQ(size_bin(1), 1);
-  EXPECT_EQ(size_bin(2), 5);
-  EXPECT_EQ(size_bin(1024), 41);
-  EXPECT_EQ(size_bin(1100), 41);
-  EXPECT_EQ(size_bin(1300), 42);
+TEST(Planner, SizeClasses) {
+  EXPECT_EQ(size_class(0), 0);
+  EXPECT_EQ(size_class(1), 1);
+  EXPECT_EQ(size_class(2), 5);
+  EXPECT_EQ(size_class(3), 7);
+  EXPECT_EQ(size_class(1024), 41);
+  EXPECT_EQ(size_class(1100), 41);
+  EXPECT_EQ(size_class(1279), 41);
+  EXPECT_EQ(size_class(1280), 42);
+  EXPECT_EQ(size_class(UINT64_MAX), 1 + 4 * 63 + 3);
+  // Every size lies in [floor(class), floor(class + 1)), classes rise with
+  // the size, and one octave has four classes.
+  uint64_t prev = 0;
+  for (uint64_t b = 1; b < 100000; b += 1 + b / 50) {
+    int c = size_class(b);
+    EXPECT_LE(size_class_floor(c), b);
+    EXPECT_EQ(size_class(size_class_floor(c)), c);
+    if (b >= 4) EXPECT_GT(size_class_floor(c + 1), b);
+    EXPECT_GE(c, size_class(prev));
+    prev = b;
+  }
+  for (int k = 2; k < 60; ++k) EXPECT_EQ(size_class(uint64_t(1) << (k + 1)) - size_class(uint64_t(1) << k), 4);
 }
 
-TEST(Planner, CachesPerBinAndIsThreadSafe) {
+// A decision is a pure function of the call: whichever call of a size class
+// a planner sees first, every call of the class gets the same decision — the
+// one planned on the class's representative. (Before, the first call's own
+// size was planned and cached for the whole class: ranks whose histories
+// differed chose differently for the same call.)
+TEST(Planner, DecisionsDoNotDependOnWhichCallCameFirst) {
+  const char* models[] = {"hockney:alpha=3us,beta=0.1ns,gamma=0.1ns,overlap=0", "hockney:alpha=10us,beta=1ns,gamma=0.2ns",
+                          "postal:lambda=1.7", "loggp:L=4us,o=1us,g=1.5us,G=0.2ns"};
+  size_t differs = 0;  // classes where the exact sizes would have chosen differently
+  for (const char* spec : models) {
+    auto model = parse_model(spec);
+    for (CollOp op : {CollOp::bcast, CollOp::allreduce, CollOp::reduce, CollOp::allgather, CollOp::alltoall,
+                      CollOp::reduce_scatter_block, CollOp::gather, CollOp::scan}) {
+      const uint32_t elem = is_reduction(op) ? 8 : 1;
+      for (int p : {3, 12}) {
+        for (uint64_t lo = 64; lo < (uint64_t(1) << 22); lo *= 2) {
+          // The smallest and the largest whole-element size of one class.
+          const int cls = size_class(lo * 5 / 4);
+          const uint64_t a = (size_class_floor(cls) + elem - 1) / elem, b = (size_class_floor(cls + 1) - 1) / elem;
+          Collective small = Collective::make(op, p, a, 0, elem), large = Collective::make(op, p, b, 0, elem);
+          small.order_free = large.order_free = elem == 8 && op != CollOp::allreduce;
+          Planner first_small(model), first_large(model);
+          Decision s1 = first_small.decide(small), l1 = first_small.decide(large);
+          Decision l2 = first_large.decide(large), s2 = first_large.decide(small);
+          ASSERT_EQ(s1.algorithm, l1.algorithm) << spec << " " << small.describe() << " vs " << large.describe();
+          ASSERT_EQ(l1.algorithm, l2.algorithm) << spec << " " << large.describe();
+          ASSERT_EQ(s1.algorithm, s2.algorithm) << spec << " " << small.describe();
+          EXPECT_EQ(first_small.cached(), 1u);
+          differs += plan(small, *model).best().algorithm != plan(large, *model).best().algorithm;
+        }
+      }
+    }
+  }
+  // The test means something only if exact sizes would have disagreed somewhere.
+  EXPECT_GT(differs, 0u);
+}
+
+TEST(Planner, CachesPerClassAndIsThreadSafe) {
   Planner planner(parse_model("hockney:alpha=2us,beta=0.1ns"));
   Decision a = planner.decide(Collective::make(CollOp::bcast, 64, 1100));
   EXPECT_EQ(planner.cached(), 1u);
-  Decision b = planner.decide(Collective::make(CollOp::bcast, 64, 1150));  // same bin
+  Decision b = planner.decide(Collective::make(CollOp::bcast, 64, 1150));  // same class
   EXPECT_EQ(planner.cached(), 1u);
   EXPECT_EQ(a.algorithm, b.algorithm);
+  EXPECT_TRUE(a.fresh);
+  EXPECT_FALSE(b.fresh);
   planner.decide(Collective::make(CollOp::bcast, 64, 1 << 22));
   EXPECT_EQ(planner.cached(), 2u);
   EXPECT_FALSE(a.runner_up.empty());
@@ -137,19 +183,140 @@ TEST(Planner, CachesPerBinAndIsThreadSafe) {
   EXPECT_EQ(planner.cached(), 2u + 4 * 8);  // per thread: 2 ops × 4 sizes
 }
 
+// Ranks agree on the representative whatever they know: it depends on the
+// class, not the size.
+TEST(Planner, RepresentativeOfAClass) {
+  for (uint64_t n : {uint64_t(1000), uint64_t(1023), uint64_t(1024), uint64_t(1279), uint64_t(1280)}) {
+    Collective c = Collective::make(CollOp::allreduce, 6, n, 0, 8);
+    c.in_place = true;
+    Collective r = representative(c);
+    EXPECT_FALSE(r.in_place);
+    EXPECT_EQ(size_class(r.size_bytes()), size_class(c.size_bytes())) << n;
+    EXPECT_EQ(r.count * 8, (size_class_floor(size_class(n * 8)) + 7) / 8 * 8) << n;
+  }
+  // gatherv: the counts are not known everywhere: one representative for all.
+  Collective g1 = Collective::make_v(CollOp::gatherv, {1, 2, 3}, 1, 4), g2 = Collective::make_v(CollOp::gatherv, {0, 99, 0}, 1, 4);
+  EXPECT_EQ(representative(g1).counts, representative(g2).counts);
+  EXPECT_EQ(representative(g1).root, 1);
+}
+
+// The fewer-messages tie-break, on candidates built to tie: a later
+// registry entry with fewer messages wins; equal messages keep registry order.
+TEST(Planner, TiesGoToFewerMessagesThenRegistryOrder) {
+  std::vector<Candidate> c(4);
+  c[0].algorithm = "a";  // registry 0, 10 messages
+  c[0].predicted = 5.0;
+  c[0].messages = 10;
+  c[1].algorithm = "b";  // registry 1, 7 messages, tied within 1e-9
+  c[1].predicted = 5.0 * (1 + 1e-12);
+  c[1].messages = 7;
+  c[2].algorithm = "c";  // registry 2, 7 messages: ties with b, later in the registry
+  c[2].predicted = 5.0;
+  c[2].messages = 0;     // unknown: counted on demand
+  c[3].algorithm = "d";  // faster than nothing: slower
+  c[3].predicted = 5.1;
+  c[3].messages = 1;
+  rank_candidates(c, {0, 1, 2, 3}, [](const Candidate& x) { return x.algorithm == "c" ? uint64_t(7) : uint64_t(99); });
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c[0].algorithm, "b");
+  EXPECT_EQ(c[1].algorithm, "c");
+  EXPECT_EQ(c[2].algorithm, "a");
+  EXPECT_EQ(c[3].algorithm, "d");
+}
+
+// A real tie: on λ = 1 every tree broadcast takes ⌈log p⌉ steps; the
+// fewer-messages rule must pick a candidate with p-1 messages over tied
+// ones with more.
+TEST(Planner, RealTiesPreferFewerMessages) {
+  auto m = parse_model("postal:lambda=1");
+  PlanOptions explain;
+  explain.explain = true;
+  for (int p : {8, 16, 13}) {
+    PlanResult r = plan(Collective::make(CollOp::bcast, p, 16), *m, explain);
+    uint64_t fewest = UINT64_MAX;
+    for (auto& c : r.candidates)
+      if (std::fabs(c.predicted - r.best().predicted) < 1e-9) fewest = std::min(fewest, c.messages);
+    EXPECT_EQ(r.best().messages, fewest) << r.best().algorithm;
+  }
+}
+
 TEST(Overrides, GrammarAndMatching) {
   Overrides o = Overrides::parse("bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect#allreduce:@ring_allreduce");
   ASSERT_EQ(o.rules().size(), 3u);
-  EXPECT_EQ(*o.match(Collective::make(CollOp::bcast, 8, 1000)), "lambda_tree");
-  EXPECT_EQ(*o.match(Collective::make(CollOp::bcast, 8, 65536)), "scatter_collect");
-  EXPECT_EQ(*o.match(Collective::make(CollOp::allreduce, 8, 3, 0, 4)), "ring_allreduce");
-  EXPECT_FALSE(o.match(Collective::make(CollOp::gather, 8, 3)));
+  EXPECT_EQ(*o.match(CollOp::bcast, 1000), 0u);
+  EXPECT_EQ(*o.match(CollOp::bcast, 65536), 1u);
+  EXPECT_EQ(o.rules()[1].algorithm.spec(), "scatter_collect");
+  EXPECT_EQ(*o.match(CollOp::allreduce, 12), 2u);
+  EXPECT_FALSE(o.match(CollOp::gather, 3));
+  EXPECT_FALSE(o.match(CollOp::bcast, std::nullopt));  // no rule for all sizes
   Overrides h = Overrides::parse("bcast:@hybrid_bcast[mesh=2x3x5:SSMCC]");
-  EXPECT_EQ(*h.match(Collective::make(CollOp::bcast, 30, 90)), "hybrid_bcast[mesh=2x3x5:SSMCC]");
+  EXPECT_EQ(h.rules()[0].algorithm.spec(), "hybrid_bcast[mesh=2x3x5:SSMCC]");
   Planner planner(parse_model("hockney:alpha=2us,beta=0.1ns"), o);
   Decision d = planner.decide(Collective::make(CollOp::bcast, 8, 1000));
   EXPECT_TRUE(d.forced);
   EXPECT_EQ(d.algorithm, "lambda_tree");
+}
+
+// Rules match the call's own size, before the cache: two calls of one size
+// class on both sides of a rule's boundary get their own rules in either
+// order (they used to get whichever came first).
+TEST(Overrides, BoundaryInsideASizeClass) {
+  ASSERT_EQ(size_class(990), size_class(1010));
+  const std::string rules = "bcast:0-1000:@star_bcast#1000-inf:@binomial_tree";
+  for (bool small_first : {true, false}) {
+    Planner planner(parse_model("hockney:alpha=2us,beta=0.1ns"), Overrides::parse(rules));
+    Collective small = Collective::make(CollOp::bcast, 5, 990), large = Collective::make(CollOp::bcast, 5, 1010);
+    Decision a = planner.decide(small_first ? small : large), b = planner.decide(small_first ? large : small);
+    const Decision& ds = small_first ? a : b;
+    const Decision& dl = small_first ? b : a;
+    EXPECT_EQ(ds.algorithm, "star_bcast");
+    EXPECT_EQ(dl.algorithm, "binomial_tree");
+  }
+}
+
+// An override that cannot run this call is not followed: the planner
+// chooses, and says why — the same on every rank, since it depends only on
+// the call.
+TEST(Overrides, ThatDoNotFitAreExplained) {
+  Planner planner(parse_model("hockney:alpha=2us,beta=0.1ns"),
+                  Overrides::parse("bcast:@hybrid_bcast[mesh=2x3:SMC]#allreduce:@bks_combine#reduce:@chain_reduce[seg=1]"));
+  Decision fits = planner.decide(Collective::make(CollOp::bcast, 6, 600));
+  EXPECT_TRUE(fits.forced);
+  EXPECT_EQ(fits.algorithm, "hybrid_bcast[mesh=2x3:SMC]");
+  Decision misfit = planner.decide(Collective::make(CollOp::bcast, 7, 600));
+  EXPECT_FALSE(misfit.forced);
+  EXPECT_NE(misfit.note.find("has 6 ranks, the group 7"), std::string::npos) << misfit.note;
+  // The BKS combine gives ranks different bits on floating point.
+  Decision fp = planner.decide(Collective::make(CollOp::allreduce, 6, 600, 0, 8));
+  EXPECT_FALSE(fp.forced);
+  EXPECT_NE(fp.note.find("identical results"), std::string::npos) << fp.note;
+  Collective ints = Collective::make(CollOp::allreduce, 6, 600, 0, 8);
+  ints.order_free = true;
+  EXPECT_TRUE(planner.decide(ints).forced);
+  // One-byte segments of 64 MiB: more work than any override may ask for.
+  Decision huge = planner.decide(Collective::make(CollOp::reduce, 4, uint64_t(64) << 20));
+  EXPECT_FALSE(huge.forced);
+  EXPECT_NE(huge.note.find("operations"), std::string::npos) << huge.note;
+}
+
+// gatherv, scatterv and alltoallv: no rank knows every count, so the
+// decision cannot depend on them, and only the local-count algorithms run.
+TEST(Planner, LocalCountCollectives) {
+  auto m = parse_model("hockney:alpha=2us,beta=0.1ns");
+  Planner planner(m);
+  for (CollOp op : {CollOp::gatherv, CollOp::scatterv, CollOp::alltoallv}) {
+    std::string first;
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(100000)}) {
+      Collective c = op == CollOp::alltoallv ? Collective::make_alltoallv(5, std::vector<uint64_t>(25, n))
+                                             : Collective::make_v(op, {n, 2 * n, 0, n, 7}, 2);
+      Decision d = planner.decide(c);
+      EXPECT_TRUE(d.choice.algorithm->local_counts) << d.algorithm;
+      if (first.empty()) first = d.algorithm;
+      EXPECT_EQ(d.algorithm, first) << coll_op_name(op);
+    }
+    for (auto& cand : plan(Collective::make(op == CollOp::alltoallv ? CollOp::alltoallv : op, 4, 10), *m).candidates)
+      EXPECT_TRUE(find_algorithm(parse_algorithm_spec(cand.algorithm).name).local_counts) << cand.algorithm;
+  }
 }
 
 TEST(Overrides, ClearErrors) {
@@ -170,4 +337,19 @@ TEST(Overrides, ClearErrors) {
   expect_error("broadcastx:@lambda_tree", "unknown collective");
   expect_error("bcast:@lambda_tree##", "empty rule");
   expect_error("bcast:@knomial_bcast[r=2]", "no parameter 'r'");
+  // Parameter values are checked when the rules are parsed.
+  expect_error("bcast:@chain_bcast[seg=0]", "seg='0' must be a size");
+  expect_error("bcast:@chain_bcast[seg=-5]", "seg='-5'");
+  expect_error("bcast:@knomial_bcast[k=1]", "k='1' must be an integer from 2");
+  expect_error("bcast:@knomial_bcast[k=2.5]", "k='2.5'");
+  expect_error("bcast:@knomial_bcast[k=99999999999999999999]", "must be an integer");
+  expect_error("bcast:@lambda_tree[lambda=1e9]", "lambda='1e9'");
+  expect_error("bcast:@lambda_tree[lambda=nan]", "lambda='nan'");
+  expect_error("bcast:@alpha_partition[alpha=1]", "strictly between 0 and 1");
+  expect_error("bcast:@hybrid_bcast[mesh=2x3]", "mesh='2x3'");
+  expect_error("allreduce:@bks_combine[L=0]", "L='0'");
+  // gatherv, scatterv, alltoallv: no ranges, local-count algorithms only.
+  expect_error("gatherv:0-1k:@star_gather", "takes no size range");
+  expect_error("gatherv:@binomial_gather", "needs every rank's counts");
+  expect_error("alltoallv:@bruck_alltoall", "does not implement alltoallv");
 }

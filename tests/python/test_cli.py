@@ -1,5 +1,6 @@
 """The CLI contract: JSON shapes scripts rely on, exit codes, one-line errors."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -88,6 +89,28 @@ def test_simulate_seconds_unit(run_cli):
     (["alpha-range", "--lambda", "0.9"], "lambda >= 1"),
     (["plan", "bcast", "-n", "8"], "required"),
     (["validate", "/nonexistent/schedule.txt"], "cannot read"),
+    # Hostile numbers: refused up front, never a traceback or an allocation.
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--elem-size", "0"], "--elem-size must be at least 1"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--elem-size", "-4"], "--elem-size must be at least 1"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--bytes", "inf"], "not a whole"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--bytes", "nan"], "not a whole"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--bytes", "1e30"], "more than hetcoll plans for"),
+    (["plan", "bcast", "-n", "2147483648", "-m", "postal:lambda=2"], "--ranks must be at least 1 and at most"),
+    (["plan", "bcast", "-n", "100000000", "-m", "postal:lambda=2"], "at most 4194304"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--root", "99999999999"], "--root must be"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--root", "8"], "--root 8 is not a rank"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=1e9"], "more than hetcoll plans for"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=1e308"], "more than hetcoll plans for"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=1e999"], "not a finite"),
+    (["plan", "bcast", "-n", "8", "-m", "hockney:alpha=nan,beta=1ns"], "not a finite"),
+    (["plan", "bcast", "-n", "8", "-m", "file:/dev/zero"], "not a model file"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "-a", "chain_bcast[seg=0]"], "seg='0'"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--override", "bcast:@chain_bcast[seg=0]"], "seg='0'"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "-a", "lambda_tree[lambda=1e300]"], "lambda='1e300'"),
+    (["plan", "alltoallv", "-n", "2000", "-m", "postal:lambda=2"], "up to 1024 ranks"),
+    (["plan", "alltoall", "-n", "100000", "-m", "hockney:alpha=1us,beta=1ns"], "too large to build"),
+    (["alpha-range", "--lambda", "1e9"], "--lambda must lie in"),
+    (["alpha-range", "--lambda", "2", "--max-n", "1000000000"], "--max-n must be"),
 ])
 def test_bad_input_is_one_line_and_exit_2(run_cli, args, message):
     code, out, err = run_cli(*args)
@@ -96,6 +119,96 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, args, message):
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert message in lines[0]
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"model": "hockney", "alpha": 1e999, "beta": 1e-9}', "out of range"),
+    ('{"model": "hockney", "alpha": -1, "beta": 1e-9}', "non-negative and finite"),
+    ('{"model": "postal", "lambda": [[0, 1e9]]}', "more than hetcoll plans for"),
+    ('{"model": "loggp", "L": 1, "os": 1, "or": 1, "g": 1, "G": NaN}', "unexpected character 'N'"),
+    ('{"model": "hockney", "alpha": 1e-6, "beta": 1e-9', "JSON"),
+])
+def test_hostile_model_files_are_refused(run_cli, tmp_path, text, message):
+    f = tmp_path / "model.json"
+    f.write_text(text)
+    code, out, err = run_cli("plan", "bcast", "-n", "4", "-m", f"file:{f}", "--json")
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert message in err
+    assert "Infinity" not in out and "NaN" not in out
+
+
+def test_a_schedule_hetcoll_builds_wrong_is_an_internal_error(monkeypatch, capsys):
+    # Not the user's fault: exit 1 and say it is a bug.
+    from hetcoll import cli
+
+    bad = _core_schedule_with_a_wrong_send()
+    monkeypatch.setattr(cli._core, "generate", lambda *a, **k: bad)
+    code = cli.main(["plan", "bcast", "-n", "2", "-m", "postal:lambda=2", "-a", "binomial_tree"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith("hetcoll: internal error:") and "a bug in hetcoll" in err
+
+
+def _core_schedule_with_a_wrong_send():
+    from hetcoll import _core
+
+    text = ("# hetcoll schedule v1\nalgorithm broken\n"
+            'collective {"op":"bcast","nranks":2,"root":0,"elem_size":1,"count":8}\n'
+            "rank 0 tmp=0\n  0: send to 1 out[0:4]\nrank 1 tmp=0\n  0: recv from 0 out[0:8]\n")
+    return _core.schedule_from_text(text)
+
+
+def test_plan_follows_the_decision_and_says_how(run_cli):
+    # 1100 bytes are planned as their size class (1024 bytes), like the MPI layer does.
+    code, out, err = run_cli("plan", "bcast", "-n", "8", "-m", "hockney:alpha=1us,beta=1ns", "--bytes", "1100")
+    assert code == 0, err
+    assert "decided    for its size class, planned on bcast p=8 root=0 count=1024" in out
+    # An override that does not fit this group is not followed, and the output says why.
+    code, out, err = run_cli("plan", "bcast", "-n", "7", "-m", "hockney:alpha=1us,beta=1ns", "--override",
+                             "bcast:@hybrid_bcast[mesh=2x3:SMC]", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["forced_by"] is None
+    assert "has 6 ranks, the group 7" in d["decision"]["note"]
+    code, out, err = run_cli("plan", "bcast", "-n", "6", "-m", "hockney:alpha=1us,beta=1ns", "--override",
+                             "bcast:@hybrid_bcast[mesh=2x3:SMC]", "--json")
+    assert json.loads(out)["algorithm"] == "hybrid_bcast[mesh=2x3:SMC]" and json.loads(out)["forced_by"] == "--override"
+
+
+def test_gatherv_decisions_ignore_the_counts(run_cli):
+    # No rank of an MPI_Gatherv knows every count: the choice is the same for every size.
+    algos = set()
+    for b in ("0", "8", "1M"):
+        code, out, err = run_cli("plan", "gatherv", "-n", "6", "-m", "hockney:alpha=1us,beta=1ns", "-b", b, "--json")
+        assert code == 0, err
+        algos.add(json.loads(out)["algorithm"])
+    assert algos == {"star_gather"}
+
+
+def test_config_lists_every_variable_and_warns_on_misspellings(run_cli, monkeypatch):
+    monkeypatch.setenv("HETCOLL_PROFIL", "hockney:alpha=1us,beta=1ns")
+    monkeypatch.setenv("HETCOLL_ALGO", "bcast:@star_bcast")
+    code, out, err = run_cli("config", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    names = {s["name"] for s in d["settings"]}
+    assert names == {"HETCOLL_PROFILE", "HETCOLL_ALGO", "HETCOLL_DEBUG", "HETCOLL_DISABLE", "HETCOLL_HANG_TIMEOUT"}
+    algo = next(s for s in d["settings"] if s["name"] == "HETCOLL_ALGO")
+    assert algo["value"] == "bcast:@star_bcast" and algo["from_env"]
+    assert {"name": "HETCOLL_PROFIL", "suggestion": "HETCOLL_PROFILE"} in d["unknown"]
+    code, out, err = run_cli("config")
+    assert code == 0 and "HETCOLL_HANG_TIMEOUT" in out
+    assert "unknown variable HETCOLL_PROFIL (did you mean HETCOLL_PROFILE?)" in err
+
+
+def test_one_version_everywhere(run_cli):
+    from importlib.metadata import version
+
+    code, out, _ = run_cli("--version")
+    assert code == 0
+    assert out.strip() == f"hetcoll {hetcoll._core.__version__}" == f"hetcoll {version('hetcoll')}"
+    cmake = (Path(__file__).resolve().parents[2] / "CMakeLists.txt").read_text()
+    assert f"project(hetcoll VERSION {hetcoll._core.__version__} " in cmake
 
 
 def test_save_validate_and_simulate_a_schedule(run_cli, tmp_path):

@@ -1,0 +1,57 @@
+// What the MPI layer keeps per communicator, cached on it as an attribute
+// (freed with it): the private duplicate the collectives run on (its error
+// handler returns errors, so that they surface on the user's communicator
+// under the user's handler), the group's ranks in MPI_COMM_WORLD, the
+// compiled programs of the call shapes seen, the transport and scratch.
+#pragma once
+#include <mpi.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "exec/executor.hpp"
+#include "exec/mpi_transport.hpp"
+
+namespace hetcoll::mpi {
+
+// One call shape, planned and compiled for this rank: the next call of the
+// same shape goes straight to the executor.
+struct Compiled {
+  Collective coll;     // the call as prepared (in_place as the user asked)
+  bool aside = false;  // in-place input copied aside: the algorithm cannot run in place
+  ExecProgram prog;
+};
+
+struct CommState {
+  MPI_Comm dup = MPI_COMM_NULL;
+  MpiTransport::CommInfo info;
+  std::string name;              // for messages: the communicator's name and this rank
+  uint64_t group_key = 0;
+  std::vector<int> world_ranks;  // for models that describe particular ranks, and messages
+  // One collective at a time per communicator: MPI forbids concurrent
+  // collectives on one communicator, so the lock only matters (and is only
+  // taken) under MPI_THREAD_MULTIPLE, against erroneous programs and for
+  // hetcoll_last_algorithm from another thread.
+  std::mutex mu;
+  bool multiple = false;
+  std::vector<char> tmp, staged_in, staged_out, aside;
+  uint64_t generation = 0;  // Config::generation the cache was built for
+  std::unordered_map<uint64_t, Compiled> compiled;
+  const Compiled* recent = nullptr;  // the last shape run: checked first
+  uint64_t recent_key = 0;
+  std::unique_ptr<MpiTransport> transport;
+  ExecScratch scratch;
+  std::string last;  // the algorithm of the last call
+};
+
+// The state of `comm`, or nullptr if hetcoll has not used it yet.
+CommState* find_state(MPI_Comm comm);
+// Creates it: collective over `comm` (MPI_Comm_dup), so every rank of the
+// call gets here in the same call — every reason to decline comes earlier
+// and is the same on every rank.
+CommState& create_state(MPI_Comm comm);
+
+}  // namespace hetcoll::mpi

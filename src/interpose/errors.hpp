@@ -1,0 +1,55 @@
+// How a call through the MPI layer ends, and why. Three kinds of failure
+// are kept apart, because a user reacts to each differently:
+//   - the user's bad argument (UserError): nothing was done; it carries the
+//     MPI error class the native library gives for it (MPI_ERR_TYPE, ...);
+//     the PMPI layer hands the call to the native MPI, which reports it
+//     under the user's error handler exactly as it would without hetcoll;
+//   - a failure of the underlying MPI during the call (MpiError, from the
+//     exec layer): its MPI error code surfaces on the user's communicator,
+//     under the user's error handler;
+//   - a bug in hetcoll (anything else): reported as one, with
+//     MPI_ERR_INTERN, never passed off as an MPI error.
+// And one non-failure: Decline — hetcoll does not handle this call (an
+// intercommunicator, a user-defined op, HETCOLL_DISABLE); nothing was done
+// and the native MPI runs it.
+#pragma once
+#include <mpi.h>
+
+#include <string>
+
+#include "util/error.hpp"
+
+namespace hetcoll::mpi {
+
+// The statuses of run() and of the C API (hetcoll.h keeps the same values;
+// capi.cpp checks that at compile time).
+enum class Status {
+  ok = 0,
+  unsupported = 1,   // declined: nothing done, run the native collective
+  bad_argument = 2,  // the user's bad argument: nothing done
+  mpi_error = 3,     // an MPI call failed during the collective
+  internal = 4,      // a bug in hetcoll
+};
+
+class UserError : public InputError {
+ public:
+  UserError(int mpi_class, const std::string& what) : InputError(what), mpi_class_(mpi_class) {}
+  int mpi_class() const { return mpi_class_; }
+
+ private:
+  int mpi_class_;
+};
+
+struct Decline {
+  std::string why;
+};
+
+// What the calling thread's last call that did not succeed left behind.
+struct LastError {
+  Status status = Status::ok;
+  int mpi_code = MPI_SUCCESS;  // the MPI error code (a class for bad arguments)
+  std::string message;
+};
+const LastError& last_error() noexcept;
+
+}  // namespace hetcoll::mpi

@@ -1,0 +1,112 @@
+#include "interpose/runtime_config.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "config/settings.hpp"
+#include "util/error.hpp"
+
+namespace hetcoll::mpi {
+
+namespace {
+bool truthy(const std::string& v) { return !v.empty() && v != "0"; }
+}  // namespace
+
+Config& config() {
+  static Config* cfg = [] {
+    auto* c = new Config;  // lives until exit: MPI may call us from atexit-time code
+    auto note = [&](const SettingValue& v) {
+      if (!v.problem.empty()) c->problems.push_back(v.problem);
+    };
+    SettingValue dis = setting("HETCOLL_DISABLE"), dbg = setting("HETCOLL_DEBUG"), prof = setting("HETCOLL_PROFILE"),
+                 algo = setting("HETCOLL_ALGO"), hang = setting("HETCOLL_HANG_TIMEOUT");
+    for (auto* v : {&dis, &dbg, &prof, &algo, &hang}) note(*v);
+    c->disabled = truthy(dis.value);
+    c->explain = dbg.value == "explain" || dbg.value == "1";
+    if (!dbg.value.empty() && !c->explain && dbg.value != "0")
+      c->problems.push_back(cat("HETCOLL_DEBUG='", dbg.value, "' is not 'explain': ignored"));
+    {
+      char* end = nullptr;
+      errno = 0;
+      double t = std::strtod(hang.value.c_str(), &end);
+      if (hang.value.empty() || *end || errno || !std::isfinite(t) || t < 0) {
+        c->problems.push_back(cat("HETCOLL_HANG_TIMEOUT='", hang.value, "' is not a number of seconds: using ",
+                                  setting_default("HETCOLL_HANG_TIMEOUT")));
+        t = std::strtod(setting_default("HETCOLL_HANG_TIMEOUT"), nullptr);
+      }
+      c->hang_timeout = t;
+    }
+    c->default_model = setting_default("HETCOLL_PROFILE");
+    ModelPtr model = parse_model(c->default_model);
+    if (prof.from_env && !prof.value.empty()) {
+      try {
+        model = load_model(prof.value);
+      } catch (const std::exception& e) {
+        c->problems.push_back(cat("HETCOLL_PROFILE ignored (", e.what(), "); using ", c->default_model));
+      }
+    }
+    Overrides overrides;
+    if (!algo.value.empty()) {
+      try {
+        overrides = Overrides::parse(algo.value);
+      } catch (const std::exception& e) {
+        c->problems.push_back(cat("HETCOLL_ALGO ignored: ", e.what()));
+      }
+    }
+    for (const UnknownSetting& u : unknown_settings())
+      c->problems.push_back(cat("unknown variable ", u.name, " ignored",
+                                u.suggestion.empty() ? std::string() : " (did you mean " + u.suggestion + "?)",
+                                "; 'hetcoll config' lists the variables"));
+    c->planner = std::make_shared<Planner>(model, overrides);
+    return c;
+  }();
+  return *cfg;
+}
+
+std::shared_ptr<Planner> current_planner() {
+  Config& c = config();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return c.planner;
+}
+
+void set_model(const std::string& spec) {
+  Config& c = config();
+  ModelPtr m = spec.empty() ? parse_model(c.default_model) : load_model(spec);
+  std::lock_guard<std::mutex> lock(c.mu);
+  c.planner = std::make_shared<Planner>(m, c.planner->overrides());
+  c.generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void set_overrides(const std::string& rules) {
+  Config& c = config();
+  Overrides o = Overrides::parse(rules);
+  std::lock_guard<std::mutex> lock(c.mu);
+  c.planner = std::make_shared<Planner>(c.planner->model_ptr(), o);
+  c.generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void check_profile_fits(int world_size) {
+  Config& c = config();
+  std::lock_guard<std::mutex> lock(c.mu);
+  const int ranks = c.planner->model().ranks();
+  if (ranks == 0 || ranks == world_size) return;
+  std::string note = cat("HETCOLL_PROFILE describes ", ranks, " ranks, the job has ", world_size, "; using ",
+                         c.default_model);
+  if (c.reported.insert(note).second) say(note);
+  c.planner = std::make_shared<Planner>(parse_model(c.default_model), c.planner->overrides());
+  c.generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void say(const std::string& line) { std::fprintf(stderr, "hetcoll: %s\n", line.c_str()); }
+
+void say_once(const std::string& line, bool always) {
+  Config& c = config();
+  if (!always && !c.explain) return;
+  std::lock_guard<std::mutex> lock(c.mu);
+  if (c.reported.insert(line).second) say(line);
+}
+
+}  // namespace hetcoll::mpi

@@ -1,0 +1,46 @@
+// The MPI layer's configuration, read once from the HETCOLL_* settings
+// (config/settings.hpp) and the same on every rank: the planner (model and
+// overrides), explain, disable, the hang timeout. The C API may replace the
+// model and the overrides while the program runs (the generation tells the
+// communicators their compiled schedules are stale).
+#pragma once
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "plan/planner.hpp"
+
+namespace hetcoll::mpi {
+
+struct Config {
+  bool disabled = false;
+  bool explain = false;
+  double hang_timeout = 0;  // seconds; 0: no hang reports
+  std::string default_model;  // HETCOLL_PROFILE's default
+  std::mutex mu;
+  std::shared_ptr<Planner> planner;
+  std::vector<std::string> problems;  // configuration refused: reported once, on world rank 0
+  std::set<std::string> reported;     // messages already printed (explain)
+  std::atomic<uint64_t> generation{1};
+};
+
+Config& config();
+// The planner in effect (model and overrides, consistent with each other).
+std::shared_ptr<Planner> current_planner();
+
+// The C API: replace the model / the overrides ("" restores the default /
+// clears them). Throw InputError on bad input, keeping the old setting.
+void set_model(const std::string& spec);
+void set_overrides(const std::string& rules);
+// A profile that describes another number of ranks than the job has:
+// reported once and replaced by the default model.
+void check_profile_fits(int world_size);
+
+// One line on stderr, "hetcoll: ...".
+void say(const std::string& line);
+// Once per process (explain-style messages; `always` prints without explain).
+void say_once(const std::string& line, bool always = false);
+
+}  // namespace hetcoll::mpi
