@@ -10,13 +10,11 @@ namespace {
 constexpr size_t kChunk = size_t(1) << 30;  // bytes per MPI message, < INT_MAX
 }  // namespace
 
-void check_mpi(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (PMPI_Error_string(rc, msg, &len) != MPI_SUCCESS) len = 0;
-    throw MpiError(rc, cat(what, " failed: ", len ? std::string(msg, size_t(len)) : cat("MPI error ", rc)));
-  }
+void throw_mpi_error(int rc, const char* what) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (PMPI_Error_string(rc, msg, &len) != MPI_SUCCESS) len = 0;
+  throw MpiError(rc, cat(what, " failed: ", len ? std::string(msg, size_t(len)) : cat("MPI error ", rc)));
 }
 
 MpiTransport::CommInfo MpiTransport::query(MPI_Comm comm) {

@@ -25,7 +25,10 @@ class MpiError : public std::runtime_error {
   int code_;
 };
 // Throws MpiError("<what> failed: <MPI's message>") unless rc is MPI_SUCCESS.
-void check_mpi(int rc, const char* what);
+[[noreturn]] void throw_mpi_error(int rc, const char* what);
+inline void check_mpi(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw_mpi_error(rc, what);
+}
 
 class MpiTransport : public Transport {
  public:

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <numeric>
 
+#include "interpose/watchdog.hpp"
 #include "util/error.hpp"
 
 namespace hetcoll::mpi {
@@ -14,6 +15,7 @@ std::atomic<uint64_t> g_states_freed{0};
 
 int delete_state(MPI_Comm, int, void* value, void*) {
   auto* st = static_cast<CommState*>(value);
+  std::lock_guard<std::mutex> lock(watch_lock());  // the watchdog may be reading st->name
   g_states_freed.fetch_add(1, std::memory_order_acq_rel);
   st->transport.reset();
   if (st->dup != MPI_COMM_NULL) PMPI_Comm_free(&st->dup);

@@ -23,7 +23,7 @@ int finish(const Call& c, Native&& native) {
   const Status s = run(c);
   if (s == Status::ok) return MPI_SUCCESS;
   if (s == Status::unsupported || s == Status::bad_argument) {
-    WatchedCall watch(mpi_name(c.coll), kNativeWhere, true);
+    WatchedCall watch(mpi_name(c.coll), &kNativeWhere, true);
     return native();
   }
   const LastError& e = last_error();

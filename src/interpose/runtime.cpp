@@ -1,6 +1,7 @@
 #include "interpose/runtime.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 
@@ -100,15 +101,20 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
   return cc;
 }
 
-// Configuration problems, told once by world rank 0.
+// Configuration problems, told once by world rank 0. (An atomic flag, not
+// std::call_once: this is on every call's path, and call_once costs a
+// pthread_once call each time.)
 void report_configuration() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    Config& cfg = config();
-    int world_rank = 0;
-    if (cfg.problems.empty() || PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS || world_rank != 0) return;
+  static std::atomic<bool> done{false};
+  if (done.load(std::memory_order_acquire)) return;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (done.load(std::memory_order_relaxed)) return;
+  Config& cfg = config();
+  int world_rank = 0;
+  if (!cfg.problems.empty() && PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) == MPI_SUCCESS && world_rank == 0)
     for (const std::string& p : cfg.problems) say(p);
-  });
+  done.store(true, std::memory_order_release);
 }
 
 Status execute_call(const Call& call) {
@@ -140,7 +146,7 @@ Status execute_call(const Call& call) {
   // From here the call may wait for other ranks (the duplicate of a new
   // communicator is made collectively): hang reports watch it.
   static const std::string kNew = "a communicator hetcoll is setting up (MPI_Comm_dup)";
-  WatchedCall watch(mpi_name(call.coll), known ? known->name : kNew, false);
+  WatchedCall watch(mpi_name(call.coll), known ? &known->name : &kNew, false);
   CommState& st = known ? *known : create_state(call.comm);
   const int p = st.info.size, rank = st.info.rank;
   if (p > kMaxRanks || (call.coll == CollOp::alltoallv && p > kMaxDenseRanks))
@@ -185,7 +191,7 @@ Status execute_call(const Call& call) {
   }
   if (st.tmp.size() < cc.prog.tmp_bytes + 1) st.tmp.resize(cc.prog.tmp_bytes + 1);
   Bindings b{in, pr.out, st.tmp.data()};
-  if (!known) CallWatch::begin(mpi_name(call.coll), st.name, false);  // now with its name
+  if (!known) watch.rename(&st.name);
   st.transport->reset(watch.log, st.world_ranks.data());
   run(cc.prog, b, pr.kernel, *st.transport, st.scratch);
   for (auto& f : pr.after) f();

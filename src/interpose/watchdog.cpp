@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -15,19 +14,24 @@ namespace hetcoll::mpi {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-struct Slot {
+}  // namespace
+
+struct WatchSlot {
   // Written by the owning thread.
   std::atomic<uint64_t> serial{0};
   std::atomic<bool> busy{false};
   std::atomic<const char*> what{""};
   std::atomic<bool> native{false};
-  char where[128] = {0};
+  std::atomic<const std::string*> where{nullptr};
   WaitLog log;
   // The watchdog's own bookkeeping.
   uint64_t seen_serial = 0;
   Clock::time_point seen_since;
   bool reported = false;
 };
+
+namespace {
+using Slot = WatchSlot;
 
 struct Slots {
   std::mutex mu;
@@ -75,14 +79,19 @@ void watch(double timeout) {
         continue;
       }
       if (s->reported || now - s->seen_since < limit) continue;
-      char where[sizeof s->where];
-      std::memcpy(where, s->where, sizeof where);
-      where[sizeof where - 1] = 0;
-      const char* what = s->what.load(std::memory_order_relaxed);
-      const bool native = s->native.load(std::memory_order_relaxed);
-      std::string waits = native ? std::string() : describe_waits(*s);
-      // Still the same call? (Otherwise what was read may be the next one's.)
-      if (s->serial.load(std::memory_order_acquire) != serial || !s->busy.load(std::memory_order_acquire)) continue;
+      std::string where, waits;
+      const char* what;
+      bool native;
+      {
+        // Still the same call, and nobody frees its description meanwhile.
+        std::lock_guard<std::mutex> lock(watch_lock());
+        if (!s->busy.load(std::memory_order_acquire) || s->serial.load(std::memory_order_acquire) != serial) continue;
+        const std::string* w = s->where.load(std::memory_order_acquire);
+        where = w ? *w : std::string("its communicator");
+        what = s->what.load(std::memory_order_relaxed);
+        native = s->native.load(std::memory_order_relaxed);
+        if (!native) waits = describe_waits(*s);
+      }
       s->reported = true;
       const double waited = std::chrono::duration<double>(now - s->seen_since).count();
       say(cat(what, native ? " (handed to the native MPI)" : "", " on ", where, " has waited ", int(waited + 0.5),
@@ -103,27 +112,49 @@ Slot& my_slot() {
   }();
   return *slot;
 }
+
+// Hang reports on (HETCOLL_HANG_TIMEOUT > 0)? Read once.
+bool watching() {
+  static const bool on = config().hang_timeout > 0;
+  return on;
+}
+
+void start_watchdog() {
+  static std::atomic<bool> started{false};
+  if (started.load(std::memory_order_acquire)) return;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!started.load(std::memory_order_relaxed)) {
+    std::thread(watch, config().hang_timeout).detach();
+    started.store(true, std::memory_order_release);
+  }
+}
 }  // namespace
 
-WaitLog* CallWatch::begin(const char* what, const std::string& where, bool native) {
-  const double timeout = config().hang_timeout;
-  if (timeout <= 0) return nullptr;
-  static std::once_flag started;
-  std::call_once(started, [timeout] { std::thread(watch, timeout).detach(); });
+std::mutex& watch_lock() {
+  static std::mutex* m = new std::mutex;  // lives until exit: the watchdog may hold it
+  return *m;
+}
+
+WatchedCall::WatchedCall(const char* what, const std::string* where, bool native) {
+  if (!watching()) return;
+  start_watchdog();
   Slot& s = my_slot();
+  slot_ = &s;
   s.serial.store(s.serial.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   s.what.store(what, std::memory_order_relaxed);
   s.native.store(native, std::memory_order_relaxed);
-  const size_t n = std::min(where.size(), sizeof s.where - 1);
-  std::memcpy(s.where, where.data(), n);
-  s.where[n] = 0;
+  s.where.store(where, std::memory_order_relaxed);
   s.busy.store(true, std::memory_order_release);
-  return &s.log;
+  log = &s.log;
 }
 
-void CallWatch::end() {
-  if (config().hang_timeout <= 0) return;
-  my_slot().busy.store(false, std::memory_order_release);
+void WatchedCall::rename(const std::string* where) {
+  if (slot_) slot_->where.store(where, std::memory_order_release);
+}
+
+WatchedCall::~WatchedCall() {
+  if (slot_) slot_->busy.store(false, std::memory_order_release);
 }
 
 }  // namespace hetcoll::mpi

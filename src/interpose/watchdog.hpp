@@ -11,29 +11,38 @@
 // slots every fraction of the timeout and prints one report per stuck call.
 // It only reads; it never calls MPI.
 #pragma once
+#include <mutex>
 #include <string>
 
 #include "exec/wait_log.hpp"
 
 namespace hetcoll::mpi {
 
-class CallWatch {
- public:
-  // what: "MPI_Allreduce" (a string that lives forever); where: e.g.
-  // "communicator MPI_COMM_WORLD (rank 2 of 4)" (copied); native: the call
-  // was handed to the native MPI. Returns the log the transport should
-  // record into (null when hang reports are off).
-  static WaitLog* begin(const char* what, const std::string& where, bool native);
-  static void end();
-};
+struct WatchSlot;
 
-// RAII form of CallWatch::begin/end.
-struct WatchedCall {
-  WaitLog* log;
-  WatchedCall(const char* what, const std::string& where, bool native) : log(CallWatch::begin(what, where, native)) {}
-  ~WatchedCall() { CallWatch::end(); }
+// While a WatchedCall lives, its thread is in a collective. what:
+// "MPI_Allreduce" (a string that lives forever); where: e.g. "communicator
+// MPI_COMM_WORLD (rank 2 of 4)" — it must live while the call does (the
+// watchdog copies it only under watch_lock(), which freeing a
+// communicator's state takes first); native: the call was handed to the
+// native MPI. `log` is what the transport records into (null when hang
+// reports are off).
+class WatchedCall {
+ public:
+  WatchedCall(const char* what, const std::string* where, bool native);
+  ~WatchedCall();
+  // The call goes on under another description (a new communicator has its name).
+  void rename(const std::string* where);
+  WaitLog* log = nullptr;
   WatchedCall(const WatchedCall&) = delete;
   WatchedCall& operator=(const WatchedCall&) = delete;
+
+ private:
+  WatchSlot* slot_ = nullptr;
 };
+
+// Held while the watchdog reads the descriptions of calls; whoever frees
+// what a description points to takes it first.
+std::mutex& watch_lock();
 
 }  // namespace hetcoll::mpi

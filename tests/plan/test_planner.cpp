@@ -116,7 +116,9 @@ TEST(Planner, SizeClasses) {
     int c = size_class(b);
     EXPECT_LE(size_class_floor(c), b);
     EXPECT_EQ(size_class(size_class_floor(c)), c);
-    if (b >= 4) EXPECT_GT(size_class_floor(c + 1), b);
+    if (b >= 4) {
+      EXPECT_GT(size_class_floor(c + 1), b);
+    }
     EXPECT_GE(c, size_class(prev));
     prev = b;
   }
@@ -224,19 +226,40 @@ TEST(Planner, TiesGoToFewerMessagesThenRegistryOrder) {
   EXPECT_EQ(c[3].algorithm, "d");
 }
 
-// A real tie: on λ = 1 every tree broadcast takes ⌈log p⌉ steps; the
-// fewer-messages rule must pick a candidate with p-1 messages over tied
-// ones with more.
+// A real tie where the rule decides: on λ = 2, an alltoall of 4 ranks takes
+// as long by spread_alltoall (12 messages, earlier in the registry) as by
+// Bruck's (8 messages); the fewer messages win. And on λ = 1 the
+// reduce-scatter of 5 ranks: bucket (20 messages, earlier) vs recursive
+// halving (10).
 TEST(Planner, RealTiesPreferFewerMessages) {
-  auto m = parse_model("postal:lambda=1");
-  PlanOptions explain;
-  explain.explain = true;
-  for (int p : {8, 16, 13}) {
-    PlanResult r = plan(Collective::make(CollOp::bcast, p, 16), *m, explain);
-    uint64_t fewest = UINT64_MAX;
-    for (auto& c : r.candidates)
-      if (std::fabs(c.predicted - r.best().predicted) < 1e-9) fewest = std::min(fewest, c.messages);
-    EXPECT_EQ(r.best().messages, fewest) << r.best().algorithm;
+  struct Case {
+    const char* model;
+    CollOp op;
+    int p;
+    uint64_t count;
+    uint32_t elem;
+    const char* winner;
+    const char* earlier_loser;
+  };
+  for (const Case& k : {Case{"postal:lambda=2", CollOp::alltoall, 4, 1024, 1, "bruck_alltoall[k=2]", "spread_alltoall"},
+                        Case{"postal:lambda=1", CollOp::reduce_scatter_block, 5, 128, 8, "recursive_halving_reduce_scatter",
+                             "bucket_distributed_combine"}}) {
+    auto m = parse_model(k.model);
+    PlanOptions explain;
+    explain.explain = true;
+    PlanResult r = plan(Collective::make(k.op, k.p, k.count, 0, k.elem), *m, explain);
+    EXPECT_EQ(r.best().algorithm, k.winner);
+    // The test means something: the loser ties, has more messages and comes first in the registry.
+    auto loser = std::find_if(r.candidates.begin(), r.candidates.end(),
+                              [&](const Candidate& c) { return c.algorithm == k.earlier_loser; });
+    ASSERT_NE(loser, r.candidates.end());
+    EXPECT_NEAR(loser->predicted, r.best().predicted, 1e-9);
+    EXPECT_GT(loser->messages, r.best().messages);
+    auto pos = [](const std::string& spec) {
+      const std::string name = parse_algorithm_spec(spec).name;
+      return &find_algorithm(name) - registry().data();
+    };
+    EXPECT_LT(pos(loser->algorithm), pos(r.best().algorithm));
   }
 }
 

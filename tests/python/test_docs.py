@@ -23,3 +23,22 @@ def test_every_algorithm_has_a_row():
 def test_selection_md_is_current():
     assert (DOCS / "selection.md").read_text() == selection_markdown(), \
         "regenerate: python -m hetcoll.crossovers > docs/selection.md"
+
+
+def test_every_setting_is_documented_and_nothing_else():
+    """The HETCOLL_* variables are declared once (src/config/settings.cpp); the
+    README and docs/mpi.md describe exactly those, with their defaults."""
+    import re
+
+    settings = {s["name"]: s for s in _core.settings()}
+    statuses = {"HETCOLL_SUCCESS", "HETCOLL_UNSUPPORTED", "HETCOLL_BAD_ARGUMENT", "HETCOLL_MPI_ERROR",
+                "HETCOLL_INTERNAL_ERROR"}
+    for path in (DOCS.parent / "README.md", DOCS / "mpi.md"):
+        text = path.read_text()
+        named = set(re.findall(r"HETCOLL_[A-Z_]+", text)) - statuses
+        assert named == set(settings), f"{path.name}: {named ^ set(settings)}"
+        for s in settings.values():
+            assert f"`{s['name']}" in text
+    readme = (DOCS.parent / "README.md").read_text()
+    assert settings["HETCOLL_PROFILE"]["default"] in readme
+    assert f"default {settings['HETCOLL_HANG_TIMEOUT']['default']}" in readme
