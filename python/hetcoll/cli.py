@@ -124,6 +124,8 @@ def _build(args):
     forced = "--algorithm" if algorithm else None
     if not algorithm:
         decision = _core.decide(coll, model, getattr(args, "override", None) or "")
+        if decision["native"]:
+            raise CliError(f"{decision['note']}: the MPI layer leaves this call to the native MPI")
         algorithm = decision["algorithm"]
         forced = "--override" if decision["forced"] else None
     if explain or (decision and not decision["forced"]):

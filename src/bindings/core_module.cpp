@@ -268,6 +268,7 @@ NB_MODULE(_core, m) {
           out["runner_up"] = d.runner_up;
           out["runner_up_predicted"] = d.runner_up_predicted;
           out["forced"] = d.forced;
+          out["native"] = d.native();
           out["note"] = d.note;
           out["representative"] = rep;
           out["size_class"] = counts_known_everywhere(c.op) ? size_class(c.size_bytes()) : -1;

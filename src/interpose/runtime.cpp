@@ -33,9 +33,11 @@ Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
   const bool per_rank = pl.model().ranks() > 0;
   Decision d = pl.decide(call, per_rank ? st.group_key : 0, per_rank ? st.world_ranks : std::vector<int>{});
   if (d.fresh && rank == 0 && config().explain) {
-    if (!d.note.empty()) say(cat(describe_call(call), ": ", d.note));
+    if (!d.note.empty() && !d.native()) say(cat(describe_call(call), ": ", d.note));
     std::string line = cat(describe_call(call), ": ", d.algorithm);
-    if (d.forced) {
+    if (d.native()) {
+      line += cat(" (", d.note, ")");
+    } else if (d.forced) {
       line += " (forced by HETCOLL_ALGO)";
     } else {
       line += cat(", predicted ", d.predicted * 1e6, " us");
@@ -78,6 +80,7 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
   cc.coll = coll;
   const std::shared_ptr<Planner> pl = current_planner();  // model and overrides, consistent
   Decision d = decide(coll, *pl, st, rank);
+  if (d.native()) throw Decline{d.note};
   const Algorithm& a = *d.choice.algorithm;
   Collective run_coll = coll;
   if (coll.in_place) {

@@ -83,7 +83,8 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   PlanResult res;
   res.unit = model.unit();
   // Closed forms describe ranks as the model has them, in order.
-  const std::optional<HockneyParams> hockney = opt.rank_map.empty() ? closed_form_model(model) : std::nullopt;
+  const std::optional<HockneyParams> closed = opt.rank_map.empty() ? closed_form_model(model) : std::nullopt;
+  const HockneyParams hockney = closed.value_or(HockneyParams{0, 0, 0});
   std::vector<size_t> registry_index;
   struct Pending {
     const Algorithm* a;
@@ -98,7 +99,7 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
     std::vector<Terms> exact_terms;
     for (auto& spec : specs_of(*a, coll, model)) {
       std::optional<Terms> cf;
-      if (hockney && a->closed_form) cf = closed_form(choose_algorithm(spec, coll.op), coll, model);
+      if (closed && a->closed_form) cf = closed_form(choose_algorithm(spec, coll.op), coll, model);
       if (cf) {
         exact.push_back(spec);
         exact_terms.push_back(*cf);
@@ -133,8 +134,8 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       cand.closed_form = true;
       cand.has_terms = true;
       cand.terms = t;
-      cand.predicted = hockney->time(t);
-      cand.split = {t.alpha * hockney->alpha, t.beta * hockney->beta, t.gamma * hockney->gamma, 0};
+      cand.predicted = hockney.time(t);
+      cand.split = {t.alpha * hockney.alpha, t.beta * hockney.beta, t.gamma * hockney.gamma, 0};
       cand.messages = t.messages;
       if (opt.explain && !cand.messages) cand.messages = generate(exact[i], coll, model).message_count();
       res.candidates.push_back(std::move(cand));
@@ -160,9 +161,12 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
     best = std::min(best, res.candidates.back().predicted);
     registry_index.push_back(size_t(pnd.a - registry().data()));
   }
-  if (res.candidates.empty())
-    throw InputError(cat("no algorithm implements ", coll_op_name(coll.op),
-                         res.skipped.empty() ? std::string() : " within the simulation budget"));
+  if (res.candidates.empty()) {
+    if (!res.skipped.empty())
+      throw TooLarge(cat("every ", coll_op_name(coll.op), " schedule for ", coll.nranks, " ranks has more than ",
+                         opt.op_limit, " operations, more than hetcoll simulates"));
+    throw InputError(cat("no algorithm implements ", coll_op_name(coll.op)));
+  }
   rank_candidates(res.candidates, registry_index,
                   [&](const Candidate& c) { return generate(c.algorithm, coll, model).message_count(); });
   return res;
@@ -233,7 +237,15 @@ size_t Planner::cached() const {
 Decision Planner::planned(const Collective& rep, const std::vector<int>& rank_map) const {
   PlanOptions opt;
   opt.rank_map = rank_map;
-  PlanResult r = plan(rep, *model_, opt);
+  PlanResult r;
+  try {
+    r = plan(rep, *model_, opt);
+  } catch (const TooLarge& e) {
+    Decision native;  // the same on every rank: it depends on the call's class only
+    native.algorithm = "native";
+    native.note = e.what();
+    return native;
+  }
   Decision d;
   d.choice = choose_algorithm(r.best().algorithm, rep.op);
   d.algorithm = d.choice.spec();

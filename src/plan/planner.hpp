@@ -17,6 +17,8 @@
 // rank saw before: a call is planned as the *representative* of its size
 // class (representative()), so every call of one class gets the same
 // decision whichever of them came first, and the cache only remembers it.
+// When no candidate can be evaluated within the simulation budget (groups
+// of hundreds of thousands of ranks), the decision is the native MPI's.
 #pragma once
 #include <functional>
 #include <mutex>
@@ -85,8 +87,9 @@ Collective representative(const Collective& call);
 constexpr uint64_t kUnknownBlockBytes = 1024;
 
 struct Decision {
-  AlgorithmChoice choice;   // the algorithm and its parameters
-  std::string algorithm;    // choice.spec()
+  AlgorithmChoice choice;   // the algorithm and its parameters; none: the native MPI's
+  std::string algorithm;    // choice.spec(), or "native"
+  bool native() const { return choice.algorithm == nullptr; }
   double predicted = 0;     // of the representative call (0 when forced)
   std::string runner_up;    // empty if there was no other candidate
   double runner_up_predicted = 0;

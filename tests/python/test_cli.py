@@ -109,6 +109,8 @@ def test_simulate_seconds_unit(run_cli):
     (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "-a", "lambda_tree[lambda=1e300]"], "lambda='1e300'"),
     (["plan", "alltoallv", "-n", "2000", "-m", "postal:lambda=2"], "up to 1024 ranks"),
     (["plan", "alltoall", "-n", "100000", "-m", "hockney:alpha=1us,beta=1ns"], "too large to build"),
+    (["plan", "allreduce", "-n", "1000000", "-m", "hockney:alpha=2us,beta=1ns", "-b", "8k", "--elem-size", "8"],
+     "the MPI layer leaves this call to the native MPI"),
     (["alpha-range", "--lambda", "1e9"], "--lambda must lie in"),
     (["alpha-range", "--lambda", "2", "--max-n", "1000000000"], "--max-n must be"),
 ])
