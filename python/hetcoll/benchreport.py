@@ -22,6 +22,25 @@ def _size(b: int) -> str:
     return f"{b} B"
 
 
+_FIELDS = {"op": str, "bytes": int, "hetcoll_us": (int, float), "native_us": (int, float), "speed": (int, float),
+           "algorithm": str}
+
+
+def _check_run(d, path) -> None:
+    """bench_mpi's shape, field by field: anything else is the input's fault, said in one line."""
+    if not isinstance(d["ranks"], int) or isinstance(d["ranks"], bool) or not isinstance(d["results"], list):
+        raise ValueError(f"{path}: not bench_mpi output ('ranks' must be a number, 'results' a list)")
+    for i, r in enumerate(d["results"]):
+        if not isinstance(r, dict):
+            raise ValueError(f"{path}: result {i} is not an object")
+        for key, kind in _FIELDS.items():
+            v = r.get(key)
+            if v is None or isinstance(v, bool) or not isinstance(v, kind):
+                raise ValueError(f"{path}: result {i} has no valid '{key}'")
+            if key in ("hetcoll_us", "native_us", "speed") and not (v > 0 and v != float("inf")):
+                raise ValueError(f"{path}: result {i}: '{key}' must be a positive number")
+
+
 def load(paths):
     runs = []
     for path in paths:
@@ -29,10 +48,11 @@ def load(paths):
             with open(path) as f:
                 d = json.load(f)
             runs.append(d)
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, RecursionError) as e:
             raise ValueError(f"cannot read bench_mpi results from {path}: {e}") from None
-        if "ranks" not in d or "results" not in d:
+        if not isinstance(d, dict) or "ranks" not in d or "results" not in d:
             raise ValueError(f"{path}: not bench_mpi output (no 'ranks'/'results')")
+        _check_run(d, path)
     runs.sort(key=lambda d: d["ranks"])
     return runs
 

@@ -83,7 +83,7 @@ def _real_in(lo: float, hi: float, what: str):
         except ValueError:
             raise argparse.ArgumentTypeError(f"{what} '{text}' is not a number") from None
         if not (math.isfinite(v) and lo <= v <= hi):
-            raise argparse.ArgumentTypeError(f"{what} must lie in [{lo:g}, {hi:g}], got {text}")
+            raise argparse.ArgumentTypeError(f"{what} must be a number from {lo:g} to {hi:g}, got {text}")
         return v
 
     return parse
@@ -331,11 +331,12 @@ def cmd_simulate(args) -> int:
         _check_valid(schedule, report)
     sim = schedule.simulate(model)
     timeline = []
+    start, end = sim.start, sim.end  # each read copies the whole list: once
     for r in range(schedule.nranks):
         first = schedule.first_op(r)
         for i, op in enumerate(schedule.ops(r)):
             timeline.append({"rank": r, "op": i, "kind": op["kind"], "peer": op["peer"], "bytes": op["bytes"],
-                             "slice": op["slice"], "start": sim.start[first + i], "end": sim.end[first + i]})
+                             "slice": op["slice"], "start": start[first + i], "end": end[first + i]})
     if args.json:
         rec = _plan_record(model, coll, schedule, candidates, report, sim)
         rec["rank_finish"] = list(sim.rank_finish)
@@ -568,7 +569,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_validate)
 
     ar = sub.add_parser("alpha-range", help="legal alpha ranges per n and the look-up table (Bruck Figs. 6-9)")
-    ar.add_argument("--lambda", dest="lam", type=_real_in(-math.inf, _core.postal.MAX_LAMBDA, "--lambda"),
+    ar.add_argument("--lambda", dest="lam", type=_real_in(1, _core.postal.MAX_LAMBDA, "--lambda"),
                     required=True, help="postal latency lambda >= 1")
     ar.add_argument("--max-n", type=_int_in(2, 100_000, "--max-n"), default=250)
     ar.add_argument("--all", action="store_true", help="print every n, not only triangle tops")

@@ -31,12 +31,13 @@ def tree_from_schedule(schedule, sim):
     parent = [None] * n
     sent = [0.0] * n
     received = [0.0] * n
+    start, end = sim.start, sim.end  # each read of these copies the whole list: once
     for src, sop, dst, rop, _ in msgs:
         if parent[dst] is not None:
             return None
         parent[dst] = src
-        sent[dst] = sim.start[schedule.first_op(src) + sop]
-        received[dst] = sim.end[schedule.first_op(dst) + rop]
+        sent[dst] = start[schedule.first_op(src) + sop]
+        received[dst] = end[schedule.first_op(dst) + rop]
     roots = [r for r in range(n) if parent[r] is None]
     if len(roots) != 1:
         return None
@@ -91,11 +92,12 @@ def tree_dot(schedule, sim, tree) -> str:
             if t["parent"] is not None:
                 out.append(f'  r{t["parent"]} -> r{t["rank"]} [label="{format_time(t["sent"], unit)}"];')
     else:
+        finish, start, end = sim.rank_finish, sim.start, sim.end  # copies: once
         for r in range(schedule.nranks):
-            out.append(f'  r{r} [label="{r}\\n@{format_time(sim.rank_finish[r], unit)}"];')
+            out.append(f'  r{r} [label="{r}\\n@{format_time(finish[r], unit)}"];')
         for src, sop, dst, rop, nbytes in schedule.messages():
-            s = sim.start[schedule.first_op(src) + sop]
-            e = sim.end[schedule.first_op(dst) + rop]
+            s = start[schedule.first_op(src) + sop]
+            e = end[schedule.first_op(dst) + rop]
             out.append(f'  r{src} -> r{dst} [label="{format_time(s, unit)}→{format_time(e, unit)}"];')
     out.append("}")
     return "\n".join(out) + "\n"

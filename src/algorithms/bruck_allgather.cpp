@@ -12,10 +12,13 @@
 
 namespace hetcoll {
 namespace {
+// A radix of p or more gives the same schedule as p (every rank is its own
+// digit): clamp, since the work and memory grow with the radix.
+int radix(const GenContext& ctx) { return std::min(param_int(ctx, "k", 2), std::max(2, ctx.coll.nranks)); }
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
-  const int k = param_int(ctx, "k", 2);
+  const int k = radix(ctx);
   Builder b = make_builder(ctx, cat("bruck_allgather[k=", k, "]"));
   Blocks blocks = coll_blocks(c);
   uint64_t total = 0;
@@ -56,7 +59,7 @@ Schedule generate(const GenContext& ctx) {
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   Blocks blocks = coll_blocks(ctx.coll);
   if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
-  const int p = ctx.coll.nranks, k = param_int(ctx, "k", 2);
+  const int p = ctx.coll.nranks, k = radix(ctx);
   Terms t;
   for (int64_t d = 1; d < p; d *= k)
     for (int64_t j = 1; j < k && j * d < p; ++j) {

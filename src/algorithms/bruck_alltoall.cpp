@@ -14,12 +14,15 @@
 
 namespace hetcoll {
 namespace {
+// A radix of p or more gives the same schedule as p (every rank is its own
+// digit): clamp, since the work and memory grow with the radix.
+int radix(const GenContext& ctx) { return std::min(param_int(ctx, "k", 2), std::max(2, ctx.coll.nranks)); }
 int digit(int64_t i, int64_t d, int k) { return int((i / d) % k); }
 
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
-  const int k = param_int(ctx, "k", 2);
+  const int k = radix(ctx);
   const uint64_t m = c.count * c.elem_size;
   Builder b = make_builder(ctx, cat("bruck_alltoall[k=", k, "]"));
   // Positions with digit j in round s, the same on every rank.
@@ -65,7 +68,7 @@ Schedule generate(const GenContext& ctx) {
 // the Hockney model.
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   const Collective& c = ctx.coll;
-  const int p = c.nranks, k = param_int(ctx, "k", 2);
+  const int p = c.nranks, k = radix(ctx);
   const uint64_t m = c.count * c.elem_size;
   Terms t;
   for (int64_t d = 1; d < p; d *= k)

@@ -53,7 +53,7 @@ uint64_t best_segment(const MachineModel& m, uint64_t bytes, uint32_t elem, int 
   if (bytes == 0 || hops <= 0) return std::max<uint64_t>(bytes, elem);
   auto cost = [&](uint64_t s) {
     uint64_t k = (bytes + s - 1) / s;
-    MessageCost c = m.message(0, 1 % std::max(m.ranks(), 2), s);
+    MessageCost c = m.message(0, m.other_rank(), s);
     double usable = c.total() + (combine ? m.reduce_time(0, s) : 0.0);
     double busy = std::max(c.send, c.recv);
     if (combine) busy = std::max(busy, m.reduce_time(0, s));
@@ -63,7 +63,7 @@ uint64_t best_segment(const MachineModel& m, uint64_t bytes, uint32_t elem, int 
   // rounded to whole elements.
   std::vector<uint64_t> cands{bytes};
   for (uint64_t s = elem; s < bytes; s *= 2) cands.push_back(s);
-  MessageCost c0 = m.message(0, 1 % std::max(m.ranks(), 2), 0), c1 = m.message(0, 1 % std::max(m.ranks(), 2), bytes);
+  MessageCost c0 = m.message(0, m.other_rank(), 0), c1 = m.message(0, m.other_rank(), bytes);
   double alpha = c0.total(), beta = (c1.total() - c0.total()) / double(bytes);
   if (alpha > 0 && beta > 0 && hops > 1) {
     double s = std::sqrt(double(bytes) * alpha / ((hops - 1) * beta));

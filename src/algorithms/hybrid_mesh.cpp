@@ -62,11 +62,14 @@ Mesh parse_mesh(const std::string& text, CollOp op, int p) {
   m.strategy = text.substr(colon + 1);
   std::stringstream ss(text.substr(0, colon));
   std::string d;
+  int64_t ranks = 1;
   while (std::getline(ss, d, 'x')) {
     if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 6)
       throw InputError(cat("mesh '", text, "': '", d, "' is not a dimension"));
     int v = std::stoi(d);
     if (v < 2) throw InputError(cat("mesh '", text, "': dimensions must be at least 2"));
+    ranks *= v;
+    if (ranks > kMaxRanks) throw InputError(cat("mesh '", text, "' has more than ", kMaxRanks, " ranks"));
     m.dims.push_back(v);
   }
   if (m.dims.empty()) throw InputError(cat("mesh '", text, "' has no dimensions"));
@@ -181,7 +184,7 @@ Terms hybrid_estimate(CollOp op, const Mesh& mesh, uint64_t count, uint32_t elem
 }
 
 HockneyParams hockney_estimate(const MachineModel& model, uint64_t bytes) {
-  int dst = model.ranks() == 1 ? 0 : 1;
+  int dst = model.other_rank();
   uint64_t B = std::max<uint64_t>(bytes, 1);
   double a = model.message(0, dst, 0).total();
   double b = (model.message(0, dst, B).total() - a) / double(B);

@@ -113,7 +113,8 @@ AlgorithmSpec parse_algorithm_spec(const std::string& spec) {
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
       throw InputError(cat("algorithm '", spec, "': parameter '", item, "' is not KEY=VALUE"));
-    out.params[item.substr(0, eq)] = item.substr(eq + 1);
+    if (!out.params.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
+      throw InputError(cat("algorithm '", spec, "': parameter '", item.substr(0, eq), "' given twice"));
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }

@@ -138,7 +138,7 @@ NB_MODULE(_core, m) {
            },
            "src"_a, "dst"_a, "bytes"_a, "(send busy, arrival after send start, receive busy)")
       .def("reduce_time", &MachineModel::reduce_time, "rank"_a, "bytes"_a)
-      .def("postal_lambda", &MachineModel::postal_lambda, "bytes"_a, "src"_a = 0, "dst"_a = 1)
+      .def("postal_lambda", &MachineModel::postal_lambda, "bytes"_a, "src"_a = 0, "dst"_a = -1)
       .def("to_json", [](const MachineModel& mm) { return mm.to_json().dump(2); });
   m.def("parse_model", &parse_model, "spec"_a);
   m.def("model_spec_help", &model_spec_help);

@@ -1,5 +1,6 @@
 #include "exec/mpi_transport.hpp"
 
+#include <algorithm>
 #include <climits>
 
 #include "util/error.hpp"
@@ -21,19 +22,28 @@ MpiTransport::CommInfo MpiTransport::query(MPI_Comm comm) {
   CommInfo info;
   check_mpi(PMPI_Comm_rank(comm, &info.rank), "MPI_Comm_rank");
   check_mpi(PMPI_Comm_size(comm, &info.size), "MPI_Comm_size");
-  void* ub = nullptr;
+  void* ub_attr = nullptr;
   int flag = 0;
-  check_mpi(PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr(MPI_TAG_UB)");
-  if (flag && ub) info.tag_limit = *static_cast<int*>(ub) < INT_MAX ? *static_cast<int*>(ub) + 1 : INT_MAX;
+  check_mpi(PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub_attr, &flag), "MPI_Comm_get_attr(MPI_TAG_UB)");
+  // Tags 0 .. ub: 23 bits of sequence number (no pair exchanges 8M messages
+  // in one collective: the planner builds at most 4M ops), the rest epoch.
+  int ub = flag && ub_attr ? *static_cast<int*>(ub_attr) : 32767;
+  int bits = 0;
+  while (bits < 30 && (int64_t(1) << (bits + 1)) - 1 <= int64_t(ub)) ++bits;
+  const int seq_bits = std::min(bits, 23);
+  info.tag_limit = 1 << seq_bits;
+  info.epochs = 1 << (bits - seq_bits);
   return info;
 }
 
 MpiTransport::MpiTransport(MPI_Comm comm, const CommInfo& info)
-    : comm_(comm), rank_(info.rank), size_(info.size), tag_limit_(info.tag_limit) {}
+    : comm_(comm), rank_(info.rank), size_(info.size), tag_limit_(info.tag_limit), epochs_(info.epochs) {}
 
 MpiTransport::~MpiTransport() { reset(); }
 
-void MpiTransport::reset(WaitLog* log, const int* world_ranks) {
+void MpiTransport::reset(WaitLog* log, const int* world_ranks, uint64_t epoch) {
+  tag_base_ = int(epoch % uint64_t(epochs_)) * tag_limit_;
+  deferred_ = MPI_SUCCESS;
   log_ = log;
   world_ = world_ranks;
   if (log_) log_->clear();
@@ -74,7 +84,7 @@ Transport::Request MpiTransport::post(size_t bytes, Post&& chunk) {
 Transport::Request MpiTransport::isend(const void* buf, size_t bytes, int peer, int tag) {
   const char* p = static_cast<const char*>(buf);
   Request id = post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
-    check_mpi(PMPI_Isend(p + off, int(len), MPI_BYTE, peer, tag, comm_, r), "MPI_Isend");
+    check_mpi(PMPI_Isend(p + off, int(len), MPI_BYTE, peer, tag_base_ + tag, comm_, r), "MPI_Isend");
   });
   HC_LOG_POSTED(id, false, peer);
   return id;
@@ -83,7 +93,7 @@ Transport::Request MpiTransport::isend(const void* buf, size_t bytes, int peer, 
 Transport::Request MpiTransport::irecv(void* buf, size_t bytes, int peer, int tag) {
   char* p = static_cast<char*>(buf);
   Request id = post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
-    check_mpi(PMPI_Irecv(p + off, int(len), MPI_BYTE, peer, tag, comm_, r), "MPI_Irecv");
+    check_mpi(PMPI_Irecv(p + off, int(len), MPI_BYTE, peer, tag_base_ + tag, comm_, r), "MPI_Irecv");
   });
   HC_LOG_POSTED(id, true, peer);
   return id;
@@ -99,7 +109,7 @@ void MpiTransport::send(const void* buf, size_t bytes, int peer, int tag) {
   size_t off = 0;
   do {
     size_t len = std::min(kChunk, bytes - off);
-    check_mpi(PMPI_Send(p + off, int(len), MPI_BYTE, peer, tag, comm_), "MPI_Send");
+    check_mpi(PMPI_Send(p + off, int(len), MPI_BYTE, peer, tag_base_ + tag, comm_), "MPI_Send");
     off += len;
   } while (off < bytes);
   if (log_) log_->completed(id);
@@ -113,10 +123,20 @@ void MpiTransport::recv(void* buf, size_t bytes, int peer, int tag) {
   size_t off = 0;
   do {
     size_t len = std::min(kChunk, bytes - off);
-    check_mpi(PMPI_Recv(p + off, int(len), MPI_BYTE, peer, tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    check_mpi(defer_truncation(PMPI_Recv(p + off, int(len), MPI_BYTE, peer, tag_base_ + tag, comm_, MPI_STATUS_IGNORE)),
+              "MPI_Recv");
     off += len;
   } while (off < bytes);
   if (log_) log_->completed(id);
+}
+
+int MpiTransport::defer_truncation(int rc) {
+  int cls = rc;
+  if (rc != MPI_SUCCESS && PMPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_TRUNCATE) {
+    if (deferred_ == MPI_SUCCESS) deferred_ = rc;
+    return MPI_SUCCESS;
+  }
+  return rc;
 }
 
 void MpiTransport::wait_some(std::vector<Request>& done) {
@@ -125,12 +145,11 @@ void MpiTransport::wait_some(std::vector<Request>& done) {
   statuses_.resize(active_.size());
   int outcount = 0;
   int rc = PMPI_Waitsome(int(active_.size()), active_.data(), &outcount, indices_.data(), statuses_.data());
-  if (rc == MPI_ERR_IN_STATUS)  // the error of the request that failed
-    for (int k = 0; k < outcount; ++k)
-      if (statuses_[size_t(k)].MPI_ERROR != MPI_SUCCESS) {
-        rc = statuses_[size_t(k)].MPI_ERROR;
-        break;
-      }
+  if (rc == MPI_ERR_IN_STATUS) {  // the errors of the requests that failed
+    rc = MPI_SUCCESS;
+    for (int k = 0; k < outcount && rc == MPI_SUCCESS; ++k)
+      if (statuses_[size_t(k)].MPI_ERROR != MPI_SUCCESS) rc = defer_truncation(statuses_[size_t(k)].MPI_ERROR);
+  }
   check_mpi(rc, "MPI_Waitsome");
   for (int k = 0; k < outcount; ++k) {
     Request id = owner_[size_t(indices_[size_t(k)])];

@@ -32,9 +32,15 @@ inline void check_mpi(int rc, const char* what) {
 
 class MpiTransport : public Transport {
  public:
-  // rank, size and tag limit of `comm` (one query per communicator).
+  // rank, size and tags of `comm` (one query per communicator). A tag is
+  // an epoch (which collective on the communicator, modulo `epochs`) above
+  // the message's sequence number between its two ranks (modulo
+  // `tag_limit`): messages a failed collective left behind cannot match
+  // the next `epochs - 1` collectives.
   struct CommInfo {
-    int rank = 0, size = 0, tag_limit = 32768;
+    int rank = 0, size = 0;
+    int tag_limit = 32768;  // sequence numbers: the executor's tag limit
+    int epochs = 1;
   };
   static CommInfo query(MPI_Comm comm);
 
@@ -44,7 +50,14 @@ class MpiTransport : public Transport {
   // cancelled and freed; the memory stays for reuse. `log` (may be null)
   // records what the collective waits for; world_ranks (may be null) maps
   // the communicator's ranks to MPI_COMM_WORLD's for it.
-  void reset(WaitLog* log = nullptr, const int* world_ranks = nullptr);
+  // The collective's `epoch` (any number; taken modulo the epochs) sets its tags.
+  void reset(WaitLog* log = nullptr, const int* world_ranks = nullptr, uint64_t epoch = 0);
+  // A message longer than its receive (ranks passed different counts: the
+  // user's error) does not stop the collective — the bytes that fit are
+  // there and go on, as with the native library, so that the other ranks
+  // are not left waiting. The first such error, reported after the
+  // collective (MPI_SUCCESS: none).
+  int deferred_error() const { return deferred_; }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int tag_limit() const override { return tag_limit_; }
@@ -59,7 +72,11 @@ class MpiTransport : public Transport {
   Request post(size_t bytes, Post&& chunk);
 
   MPI_Comm comm_;
-  int rank_ = 0, size_ = 0, tag_limit_ = 32768;
+  int rank_ = 0, size_ = 0, tag_limit_ = 32768, epochs_ = 1;
+  int tag_base_ = 0;
+  int deferred_ = MPI_SUCCESS;
+  // rc, unless it is a truncation (deferred): then MPI_SUCCESS.
+  int defer_truncation(int rc);
   std::vector<MPI_Request> active_;   // posted MPI requests
   std::vector<Request> owner_;        // the transport request of each
   std::vector<uint32_t> chunks_left_; // per transport request

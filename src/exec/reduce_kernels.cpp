@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstddef>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -186,7 +188,117 @@ ReduceFn location(ReduceOp op) {
   }
 }
 
+// The same on dense records: value bytes, then the int.
+template <class V>
+ReduceFn dense_location(ReduceOp op) {
+  using P = Pair<V>;
+  constexpr size_t D = sizeof(V) + sizeof(int);
+  static_assert(offsetof(P, value) == 0, "a pair starts with its value");
+  switch (op) {
+    case ReduceOp::maxloc:
+    case ReduceOp::minloc: {
+      if (op == ReduceOp::maxloc)
+        return [](void* a, const void* b, size_t n) {
+          char* x = static_cast<char*>(a);
+          const char* y = static_cast<const char*>(b);
+          for (size_t i = 0; i < n; ++i, x += D, y += D) {
+            P u, v;
+            std::memcpy(&u.value, x, sizeof(V));
+            std::memcpy(&u.index, x + sizeof(V), sizeof(int));
+            std::memcpy(&v.value, y, sizeof(V));
+            std::memcpy(&v.index, y + sizeof(V), sizeof(int));
+            P r = u.value < v.value ? v : v.value < u.value ? u : P{max_of(u.value, v.value), std::min(u.index, v.index)};
+            std::memcpy(x, &r.value, sizeof(V));
+            std::memcpy(x + sizeof(V), &r.index, sizeof(int));
+          }
+        };
+      return [](void* a, const void* b, size_t n) {
+        char* x = static_cast<char*>(a);
+        const char* y = static_cast<const char*>(b);
+        for (size_t i = 0; i < n; ++i, x += D, y += D) {
+          P u, v;
+          std::memcpy(&u.value, x, sizeof(V));
+          std::memcpy(&u.index, x + sizeof(V), sizeof(int));
+          std::memcpy(&v.value, y, sizeof(V));
+          std::memcpy(&v.index, y + sizeof(V), sizeof(int));
+          P r = v.value < u.value ? v : u.value < v.value ? u : P{min_of(u.value, v.value), std::min(u.index, v.index)};
+          std::memcpy(x, &r.value, sizeof(V));
+          std::memcpy(x + sizeof(V), &r.index, sizeof(int));
+        }
+      };
+    }
+    default:
+      return nullptr;
+  }
+}
+
+template <class V>
+void pairs_to_dense(const void* e, void* r, size_t n) {
+  const char* src = static_cast<const char*>(e);
+  char* dst = static_cast<char*>(r);
+  for (size_t i = 0; i < n; ++i, src += sizeof(Pair<V>), dst += sizeof(V) + sizeof(int)) {
+    std::memcpy(dst, src + offsetof(Pair<V>, value), sizeof(V));
+    std::memcpy(dst + sizeof(V), src + offsetof(Pair<V>, index), sizeof(int));
+  }
+}
+
+template <class V>
+void pairs_from_dense(const void* r, void* e, size_t n) {
+  const char* src = static_cast<const char*>(r);
+  char* dst = static_cast<char*>(e);
+  for (size_t i = 0; i < n; ++i, src += sizeof(V) + sizeof(int), dst += sizeof(Pair<V>)) {
+    std::memcpy(dst + offsetof(Pair<V>, value), src, sizeof(V));
+    std::memcpy(dst + offsetof(Pair<V>, index), src + sizeof(V), sizeof(int));
+  }
+}
+
 }  // namespace
+
+size_t dense_bytes(ElemType type) {
+  switch (type) {
+    case ElemType::float_int: return sizeof(float) + sizeof(int);
+    case ElemType::double_int: return sizeof(double) + sizeof(int);
+    case ElemType::long_int: return sizeof(long) + sizeof(int);
+    case ElemType::int_int: return 2 * sizeof(int);
+    case ElemType::short_int: return sizeof(short) + sizeof(int);
+    case ElemType::long_double_int: return sizeof(long double) + sizeof(int);
+    default: return elem_bytes(type);
+  }
+}
+
+ReduceFn dense_reduce_kernel(ReduceOp op, ElemType type) {
+  if (dense_bytes(type) == elem_bytes(type)) return reduce_kernel(op, type);
+  switch (type) {
+    case ElemType::double_int: return dense_location<double>(op);
+    case ElemType::long_int: return dense_location<long>(op);
+    case ElemType::short_int: return dense_location<short>(op);
+    case ElemType::long_double_int: return dense_location<long double>(op);
+    case ElemType::float_int: return dense_location<float>(op);
+    default: return nullptr;
+  }
+}
+
+void to_dense(ElemType type, const void* elements, void* records, size_t n) {
+  switch (type) {
+    case ElemType::double_int: return pairs_to_dense<double>(elements, records, n);
+    case ElemType::long_int: return pairs_to_dense<long>(elements, records, n);
+    case ElemType::short_int: return pairs_to_dense<short>(elements, records, n);
+    case ElemType::long_double_int: return pairs_to_dense<long double>(elements, records, n);
+    case ElemType::float_int: return pairs_to_dense<float>(elements, records, n);
+    default: std::memcpy(records, elements, n * elem_bytes(type));
+  }
+}
+
+void from_dense(ElemType type, const void* records, void* elements, size_t n) {
+  switch (type) {
+    case ElemType::double_int: return pairs_from_dense<double>(records, elements, n);
+    case ElemType::long_int: return pairs_from_dense<long>(records, elements, n);
+    case ElemType::short_int: return pairs_from_dense<short>(records, elements, n);
+    case ElemType::long_double_int: return pairs_from_dense<long double>(records, elements, n);
+    case ElemType::float_int: return pairs_from_dense<float>(records, elements, n);
+    default: std::memcpy(elements, records, n * elem_bytes(type));
+  }
+}
 
 ReduceFn reduce_kernel(ReduceOp op, ElemType type) {
   switch (type) {

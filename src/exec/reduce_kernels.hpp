@@ -34,6 +34,17 @@ using ReduceFn = void (*)(void* inout, const void* in, size_t n);
 ReduceFn reduce_kernel(ReduceOp op, ElemType type);
 // Size of one element (the extent: pair types include their padding).
 size_t elem_bytes(ElemType type);
+// Pair types whose elements have holes (MPI_DOUBLE_INT: a double and an
+// int, 12 bytes of data in 16) are reduced as dense records — the data
+// bytes only, value then index — so that no byte outside the type map is
+// ever written. dense_bytes is the record's size (elem_bytes for types
+// without holes); to_dense / from_dense convert n elements, from_dense
+// writing the data bytes only.
+size_t dense_bytes(ElemType type);
+ReduceFn dense_reduce_kernel(ReduceOp op, ElemType type);
+void to_dense(ElemType type, const void* elements, void* records, size_t n);
+void from_dense(ElemType type, const void* records, void* elements, size_t n);
+
 // Does combining in any order give the same bits? (integers, bool, byte
 // and pairs of integers: yes; floating point: no.)
 bool order_free(ReduceOp op, ElemType type);

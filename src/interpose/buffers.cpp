@@ -67,6 +67,16 @@ void same_size(uint64_t send, uint64_t recv, const char* what) {
     throw UserError(MPI_ERR_TRUNCATE, cat(what, ": the send side has ", send, " bytes, the receive side ", recv));
 }
 
+// MPI_IN_PLACE where MPI does not allow it, or send and receive buffers that
+// are the same without it (MPI forbids aliased arguments).
+void no_in_place(const void* buf, const char* what) {
+  if (buf == MPI_IN_PLACE) throw UserError(MPI_ERR_BUFFER, cat("MPI_IN_PLACE is not allowed as ", what));
+}
+void not_aliased(const void* send, const void* recv, bool moves_data) {
+  if (moves_data && send == recv && send != nullptr)
+    throw UserError(MPI_ERR_BUFFER, "the send and receive buffers are the same (use MPI_IN_PLACE)");
+}
+
 char* grow(std::vector<char>& v, uint64_t n) {
   if (v.size() < n) {
     try {
@@ -108,7 +118,12 @@ VBlocks v_layout(const int* counts, const int* displs, const TypeLayout& l, int 
     uint64_t b = bytes_of(count_arg(counts[i], what), l, what);
     v.bytes.push_back(b);
     v.prefix.push_back(v.total);
-    if (displs[i] < 0 || mul(uint64_t(displs[i]), uint64_t(l.extent), "a displacement") != v.total) v.direct = false;
+    // The user's layout is the canonical one when block i starts at byte
+    // prefix[i] (a negative extent or displacement never does).
+    int64_t at;
+    if (displs[i] < 0 || l.extent <= 0 || __builtin_mul_overflow(int64_t(displs[i]), int64_t(l.extent), &at) ||
+        uint64_t(at) != v.total)
+      v.direct = false;
     v.total = add(v.total, b, what);
   }
   if (!l.contiguous) v.direct = false;
@@ -127,9 +142,13 @@ Reduction reduction_of(const Call& c) {
   auto et = elem_type_of(c.datatype);
   if (!et) throw Decline{"a datatype hetcoll does not combine (derived, MPI_CHAR, ...)"};
   Reduction r;
-  r.kernel = reduce_kernel(*ro, *et);
-  if (!r.kernel) throw Decline{cat("MPI does not define ", reduce_op_name(*ro), " on ", elem_type_name(*et))};
-  r.elem = uint32_t(elem_bytes(*et));
+  if (!reduce_kernel(*ro, *et)) throw Decline{cat("MPI does not define ", reduce_op_name(*ro), " on ", elem_type_name(*et))};
+  r.type = *et;
+  r.dense = dense_bytes(*et) != elem_bytes(*et);
+  r.kernel = r.dense ? dense_reduce_kernel(*ro, *et) : reduce_kernel(*ro, *et);
+  r.elem = uint32_t(r.dense ? dense_bytes(*et) : elem_bytes(*et));
+  if (r.dense && layout_of(c.datatype).size != r.elem)
+    throw Decline{cat(elem_type_name(*et), " holds ", layout_of(c.datatype).size, " bytes of data here, not ", r.elem)};
   r.order_free = order_free(*ro, *et);
   return r;
 }
@@ -153,12 +172,29 @@ Prepared prepare(const Call& c, const Reduction& red, CommState& st) {
     fixed(count, red.elem);
     pr.coll.order_free = red.order_free;
   };
+  // Dense records for a pair type with holes: the input (the receive buffer
+  // where in place) packed into staging, the result unpacked where MPI
+  // defines it. The call itself then runs out of place.
+  auto densify = [&](const void* in, uint64_t in_elems, void* out, uint64_t out_elems) {
+    char* din = grow(st.staged_in, in_elems * red.elem);
+    to_dense(red.type, in, din, in_elems);
+    pr.in = din;
+    pr.in_place = false;
+    pr.out = nullptr;
+    if (out && out_elems) {
+      char* dout = grow(st.staged_out, out_elems * red.elem);
+      pr.out = dout;
+      const ElemType t = red.type;
+      pr.after.push_back([=] { from_dense(t, dout, out, out_elems); });
+    }
+  };
   switch (c.coll) {
     case CollOp::barrier:
       fixed(0, 1);
       return pr;
 
     case CollOp::bcast: {
+      no_in_place(c.buffer, "the buffer of a bcast");
       const uint64_t n = count_arg(c.count, "count");
       const TypeLayout l = type_arg(c.datatype, "datatype");
       const uint64_t bytes = bytes_of(n, l, "count x datatype");
@@ -182,22 +218,32 @@ Prepared prepare(const Call& c, const Reduction& red, CommState& st) {
       const bool ip = c.sendbuf == MPI_IN_PLACE;
       if (ip && c.coll == CollOp::reduce && !is_root)
         throw UserError(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root of a reduce only");
+      if (c.coll != CollOp::reduce || is_root) {
+        no_in_place(c.recvbuf, "recvbuf");
+        not_aliased(c.sendbuf, c.recvbuf, c.count > 0);
+      }
       pr.in_place = ip;
       // A reduce's recvbuf is significant at the root only.
       pr.out = c.coll == CollOp::reduce && !is_root ? nullptr : c.recvbuf;
       pr.in = ip ? c.recvbuf : c.sendbuf;
+      if (red.dense)  // an exscan leaves rank 0's recvbuf alone, as MPI does
+        densify(pr.in, pr.coll.count, c.coll == CollOp::exscan && rank == 0 ? nullptr : pr.out, pr.coll.count);
       return pr;
     }
 
     case CollOp::reduce_scatter_block:
+      no_in_place(c.recvbuf, "recvbuf");
+      not_aliased(c.sendbuf, c.recvbuf, c.recvcount > 0);
       reduction(count_arg(c.recvcount, "recvcount"));
       mul(uint64_t(c.recvcount) * P, red.elem, "recvcount x size");
       pr.in_place = c.sendbuf == MPI_IN_PLACE;
       pr.out = c.recvbuf;
       pr.in = pr.in_place ? c.recvbuf : c.sendbuf;
+      if (red.dense) densify(pr.in, pr.coll.count * P, pr.out, pr.coll.count);
       return pr;
 
     case CollOp::reduce_scatter: {
+      no_in_place(c.recvbuf, "recvbuf");
       const int* rc = array_arg(c.recvcounts, "recvcounts");
       std::vector<uint64_t> counts(P);
       uint64_t total = 0;
@@ -211,6 +257,7 @@ Prepared prepare(const Call& c, const Reduction& red, CommState& st) {
       pr.in_place = c.sendbuf == MPI_IN_PLACE;
       pr.out = c.recvbuf;
       pr.in = pr.in_place ? c.recvbuf : c.sendbuf;
+      if (red.dense) densify(pr.in, total / red.elem, pr.out, counts[size_t(rank)]);
       return pr;
     }
 
@@ -230,6 +277,10 @@ Prepared prepare(const Call& c, const Reduction& red, CommState& st) {
                         : c.sendbuf == MPI_IN_PLACE && (!gather || is_root);
       if (c.sendbuf == MPI_IN_PLACE && gather && !is_root)
         throw UserError(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root of a gather only");
+      // recvbuf is significant at a gather's root, everywhere but at a
+      // scatter's root (which may receive in place), and everywhere else.
+      if (gather ? is_root : !(scatter && is_root)) no_in_place(c.recvbuf, "recvbuf");
+      if (scatter && is_root) no_in_place(c.sendbuf, "the sendbuf of a scatter");
       uint64_t rc = 0, sc = 0, B = 0;
       TypeLayout rl, sl;
       const bool read_recv = recv_significant && !(scatter && ip);
@@ -285,6 +336,8 @@ Prepared prepare(const Call& c, const Reduction& red, CommState& st) {
       bool ip = scatterv ? is_root && c.recvbuf == MPI_IN_PLACE : c.sendbuf == MPI_IN_PLACE && knows;
       if (c.sendbuf == MPI_IN_PLACE && c.coll == CollOp::gatherv && !is_root)
         throw UserError(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root of a gatherv only");
+      if (scatterv ? !is_root : knows) no_in_place(c.recvbuf, "recvbuf");
+      if (scatterv && is_root) no_in_place(c.sendbuf, "the sendbuf of a scatterv");
       const int* counts = nullptr;
       const int* displs = nullptr;
       MPI_Datatype vtype = MPI_DATATYPE_NULL;
@@ -367,6 +420,7 @@ Prepared prepare(const Call& c, const Reduction& red, CommState& st) {
     case CollOp::alltoallv: {
       // Rank r knows its own row: what it sends to and receives from each.
       const bool ip = c.sendbuf == MPI_IN_PLACE;
+      no_in_place(c.recvbuf, "recvbuf");
       const int* rcounts = array_arg(c.recvcounts, "recvcounts");
       const int* rdispls = array_arg(c.rdispls, "rdispls");
       const TypeLayout rl = type_arg(c.recvtype, "recvtype");

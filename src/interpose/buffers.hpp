@@ -27,6 +27,11 @@ struct Reduction {
   ReduceFn kernel = nullptr;
   uint32_t elem = 1;
   bool order_free = false;
+  ElemType type = ElemType::byte;
+  // A pair type with holes (MPI_DOUBLE_INT): the call runs on dense records
+  // (exec/reduce_kernels.hpp), packed before and unpacked after, so that
+  // no byte outside the type map is written.
+  bool dense = false;
 };
 Reduction reduction_of(const Call& c);
 

@@ -53,26 +53,50 @@ CommState* find_state(MPI_Comm comm) {
 
 CommState& create_state(MPI_Comm comm) {
   auto st = std::make_unique<CommState>();
-  check_mpi(PMPI_Comm_dup(comm, &st->dup), "MPI_Comm_dup");
-  // Errors on the duplicate come back to hetcoll, which raises them on the
-  // user's communicator under the handler in effect there at that time.
-  check_mpi(PMPI_Comm_set_errhandler(st->dup, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  st->info = MpiTransport::query(st->dup);
-  st->transport = std::make_unique<MpiTransport>(st->dup, st->info);
-  int level = MPI_THREAD_SINGLE;
+  int size = 0, level = MPI_THREAD_SINGLE;
+  check_mpi(PMPI_Comm_size(comm, &size), "MPI_Comm_size");
   check_mpi(PMPI_Query_thread(&level), "MPI_Query_thread");
   st->multiple = level == MPI_THREAD_MULTIPLE;
   MPI_Group g, world;
   check_mpi(PMPI_Comm_group(comm, &g), "MPI_Comm_group");
   check_mpi(PMPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
-  std::vector<int> mine(static_cast<size_t>(st->info.size));
+  std::vector<int> mine(static_cast<size_t>(size));
   std::iota(mine.begin(), mine.end(), 0);
   st->world_ranks.resize(mine.size());
-  check_mpi(PMPI_Group_translate_ranks(g, int(mine.size()), mine.data(), world, st->world_ranks.data()),
+  check_mpi(PMPI_Group_translate_ranks(g, size, mine.data(), world, st->world_ranks.data()),
             "MPI_Group_translate_ranks");
   PMPI_Group_free(&g);
   PMPI_Group_free(&world);
-  for (int w : st->world_ranks) st->group_key = (st->group_key ^ uint64_t(w + 1)) * 0x100000001B3ull;
+  for (int w : st->world_ranks) {
+    if (w == MPI_UNDEFINED) st->native_only = "a communicator with processes of another MPI_COMM_WORLD";
+    st->group_key = (st->group_key ^ uint64_t(w + 1)) * 0x100000001B3ull;
+  }
+  if (st->native_only.empty()) {
+    // The duplicate is made with errors returned, not raised: when the MPI
+    // library has no communicator left for it (Open MPI has some 64k), every
+    // rank gets the error alike, and the communicator stays native.
+    MPI_Errhandler user = MPI_ERRHANDLER_NULL;
+    check_mpi(PMPI_Comm_get_errhandler(comm, &user), "MPI_Comm_get_errhandler");
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const int rc = PMPI_Comm_dup(comm, &st->dup);
+    PMPI_Comm_set_errhandler(comm, user);
+    PMPI_Errhandler_free(&user);
+    if (rc != MPI_SUCCESS) {
+      st->dup = MPI_COMM_NULL;
+      st->native_only = "no private duplicate of the communicator could be made (MPI_Comm_dup failed)";
+    }
+  }
+  if (!st->native_only.empty()) {
+    st->info.size = size;
+    check_mpi(PMPI_Comm_rank(comm, &st->info.rank), "MPI_Comm_rank");
+    check_mpi(PMPI_Comm_set_attr(comm, keyval(), st.get()), "MPI_Comm_set_attr");
+    return *st.release();
+  }
+  // Errors on the duplicate come back to hetcoll, which raises them on the
+  // user's communicator under the handler in effect there at that time.
+  check_mpi(PMPI_Comm_set_errhandler(st->dup, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  st->info = MpiTransport::query(st->dup);
+  st->transport = std::make_unique<MpiTransport>(st->dup, st->info);
   char name[MPI_MAX_OBJECT_NAME] = {0};
   int len = 0;
   if (PMPI_Comm_get_name(comm, name, &len) != MPI_SUCCESS || len <= 0) len = 0;

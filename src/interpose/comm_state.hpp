@@ -26,6 +26,12 @@ struct Compiled {
 };
 
 struct CommState {
+  // Why hetcoll leaves this communicator to the native MPI ("": it does
+  // not): it has processes of another MPI_COMM_WORLD (spawned or connected:
+  // a model and its decisions describe one job), or no duplicate could be
+  // made (the MPI library's communicators are used up). The same on every
+  // rank of the communicator.
+  std::string native_only;
   MPI_Comm dup = MPI_COMM_NULL;
   MpiTransport::CommInfo info;
   std::string name;              // for messages: the communicator's name and this rank
@@ -45,6 +51,7 @@ struct CommState {
   std::unique_ptr<MpiTransport> transport;
   ExecScratch scratch;
   std::string last;  // the algorithm of the last call
+  uint64_t epoch = 0;  // collectives hetcoll ran on it: the same count on every rank
 };
 
 // The state of `comm`, or nullptr if hetcoll has not used it yet.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exec/mpi_transport.hpp"
+#include "interpose/errors.hpp"
 #include "util/error.hpp"
 
 namespace hetcoll::mpi {
@@ -277,6 +278,17 @@ NamedCache& named_cache() {
 }
 }  // namespace
 
+// A private MPI_COMM_SELF: hetcoll's messages to itself never meet the user's.
+MPI_Comm private_self() {
+  static MPI_Comm self = [] {
+    MPI_Comm c = MPI_COMM_NULL;
+    check_mpi(PMPI_Comm_dup(MPI_COMM_SELF, &c), "MPI_Comm_dup(MPI_COMM_SELF)");
+    check_mpi(PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    return c;
+  }();
+  return self;
+}
+
 TypeLayout layout_of(MPI_Datatype t) {
   NamedCache& nc = named_cache();
   const int used = nc.used.load(std::memory_order_acquire);
@@ -296,11 +308,20 @@ TypeLayout layout_of(MPI_Datatype t) {
     return l;
   }
   const int key = layout_keyval();
-  if (key == MPI_KEYVAL_INVALID) return compute_layout(t);
   void* value = nullptr;
   int flag = 0;
-  check_mpi(PMPI_Type_get_attr(t, key, &value, &flag), "MPI_Type_get_attr");
-  if (flag) return *static_cast<TypeLayout*>(value);
+  if (key != MPI_KEYVAL_INVALID) {
+    check_mpi(PMPI_Type_get_attr(t, key, &value, &flag), "MPI_Type_get_attr");
+    if (flag) return *static_cast<TypeLayout*>(value);
+  }
+  // Not seen yet (the layout is cached once the type is known to be
+  // committed): an uncommitted type is the user's error, as the native
+  // library says (MPI_Pack of nothing checks it).
+  char byte = 0;
+  int pos = 0;
+  if (PMPI_Pack(&byte, 0, t, &byte, 1, &pos, private_self()) != MPI_SUCCESS)
+    throw UserError(MPI_ERR_TYPE, "a datatype that is not committed");
+  if (key == MPI_KEYVAL_INVALID) return compute_layout(t);
   auto l = std::make_unique<TypeLayout>(compute_layout(t));
   TypeLayout copy = *l;
   if (PMPI_Type_set_attr(t, key, l.get()) == MPI_SUCCESS) l.release();
@@ -342,17 +363,6 @@ void self_copy(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int
 
 constexpr uint64_t kPackChunk = uint64_t(1) << 30;  // bytes per MPI_Pack call, < INT_MAX
 }  // namespace
-
-// A private MPI_COMM_SELF: hetcoll's messages to itself never meet the user's.
-MPI_Comm private_self() {
-  static MPI_Comm self = [] {
-    MPI_Comm c = MPI_COMM_NULL;
-    check_mpi(PMPI_Comm_dup(MPI_COMM_SELF, &c), "MPI_Comm_dup(MPI_COMM_SELF)");
-    check_mpi(PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-    return c;
-  }();
-  return self;
-}
 
 void pack(const void* buf, uint64_t count, MPI_Datatype type, const TypeLayout& l, char* bytes) {
   MPI_Comm self = private_self();

@@ -19,6 +19,9 @@ namespace {
 
 thread_local LastError t_last;
 
+// Scratch memory a communicator keeps between calls.
+constexpr size_t kKeptScratchBytes = size_t(64) << 20;
+
 std::string describe_call(const Collective& c) {
   std::string s = cat(coll_op_name(c.op), " p=", c.nranks);
   if (has_root(c.op)) s += cat(" root=", c.root);
@@ -151,6 +154,7 @@ Status execute_call(const Call& call) {
   static const std::string kNew = "a communicator hetcoll is setting up (MPI_Comm_dup)";
   WatchedCall watch(mpi_name(call.coll), known ? &known->name : &kNew, false);
   CommState& st = known ? *known : create_state(call.comm);
+  if (!st.native_only.empty()) throw Decline{st.native_only};
   const int p = st.info.size, rank = st.info.rank;
   if (p > kMaxRanks || (call.coll == CollOp::alltoallv && p > kMaxDenseRanks))
     throw Decline{cat("a group of ", p, " ranks (schedules describe at most ",
@@ -195,9 +199,14 @@ Status execute_call(const Call& call) {
   if (st.tmp.size() < cc.prog.tmp_bytes + 1) st.tmp.resize(cc.prog.tmp_bytes + 1);
   Bindings b{in, pr.out, st.tmp.data()};
   if (!known) watch.rename(&st.name);
-  st.transport->reset(watch.log, st.world_ranks.data());
+  st.transport->reset(watch.log, st.world_ranks.data(), st.epoch++);
   run(cc.prog, b, pr.kernel, *st.transport, st.scratch);
+  if (int rc = st.transport->deferred_error()) check_mpi(rc, "a receive");  // truncated: the ranks' counts differ
   for (auto& f : pr.after) f();
+  // Working memory stays for the next call, but not a large call's: that
+  // would hold memory the program freed (per communicator) for good.
+  for (std::vector<char>* v : {&st.tmp, &st.staged_in, &st.staged_out, &st.aside})
+    if (v->capacity() > kKeptScratchBytes) std::vector<char>().swap(*v);
   return Status::ok;
 }
 

@@ -1,10 +1,14 @@
 #include "interpose/runtime_config.hpp"
 
+#include <cctype>
 #include <cerrno>
+#include <optional>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <mpi.h>
 
 #include "config/settings.hpp"
 #include "util/error.hpp"
@@ -12,7 +16,14 @@
 namespace hetcoll::mpi {
 
 namespace {
-bool truthy(const std::string& v) { return !v.empty() && v != "0"; }
+// A yes/no setting: 1/0, true/false, yes/no, on/off (any case); nullopt
+// for anything else.
+std::optional<bool> yes_no(std::string v) {
+  for (auto& ch : v) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  if (v.empty() || v == "0" || v == "false" || v == "no" || v == "off") return false;
+  return std::nullopt;
+}
 }  // namespace
 
 Config& config() {
@@ -24,7 +35,8 @@ Config& config() {
     SettingValue dis = setting("HETCOLL_DISABLE"), dbg = setting("HETCOLL_DEBUG"), prof = setting("HETCOLL_PROFILE"),
                  algo = setting("HETCOLL_ALGO"), hang = setting("HETCOLL_HANG_TIMEOUT");
     for (auto* v : {&dis, &dbg, &prof, &algo, &hang}) note(*v);
-    c->disabled = truthy(dis.value);
+    if (auto d = yes_no(dis.value)) c->disabled = *d;
+    else c->problems.push_back(cat("HETCOLL_DISABLE='", dis.value, "' is not 1 or 0: ignored (hetcoll runs)"));
     c->explain = dbg.value == "explain" || dbg.value == "1";
     if (!dbg.value.empty() && !c->explain && dbg.value != "0")
       c->problems.push_back(cat("HETCOLL_DEBUG='", dbg.value, "' is not 'explain': ignored"));
@@ -75,6 +87,10 @@ std::shared_ptr<Planner> current_planner() {
 void set_model(const std::string& spec) {
   Config& c = config();
   ModelPtr m = spec.empty() ? parse_model(c.default_model) : load_model(spec);
+  int initialized = 0, world = 0;
+  if (m->ranks() > 0 && PMPI_Initialized(&initialized) == MPI_SUCCESS && initialized &&
+      PMPI_Comm_size(MPI_COMM_WORLD, &world) == MPI_SUCCESS && m->ranks() != world)
+    throw InputError(cat("the model describes ", m->ranks(), " ranks, the job has ", world));
   std::lock_guard<std::mutex> lock(c.mu);
   c.planner = std::make_shared<Planner>(m, c.planner->overrides());
   c.generation.fetch_add(1, std::memory_order_acq_rel);

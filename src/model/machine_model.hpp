@@ -69,7 +69,11 @@ class MachineModel {
 
   // Bruck's λ seen by a message of this size from src to dst: the time until
   // the data is usable, in units of the sender's busy time.
-  double postal_lambda(uint64_t bytes, int src = 0, int dst = 1) const;
+  // (dst < 0: a rank other than src where the model has one.)
+  double postal_lambda(uint64_t bytes, int src = 0, int dst = -1) const;
+  // A rank to stand for "another rank" in size-only questions: 1, or 0 in a
+  // model of one rank.
+  int other_rank() const { return ranks() == 1 ? 0 : 1; }
 };
 
 using ModelPtr = std::shared_ptr<const MachineModel>;

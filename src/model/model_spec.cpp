@@ -1,4 +1,6 @@
 // parse_model(): "kind:key=value,key=value" → a MachineModel.
+#include <sys/stat.h>
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -14,7 +16,7 @@
 namespace hetcoll {
 
 double MachineModel::postal_lambda(uint64_t bytes, int src, int dst) const {
-  MessageCost c = message(src, dst, bytes);
+  MessageCost c = message(src, dst < 0 ? other_rank() : dst, bytes);
   if (c.send <= 0) return 1.0;
   double lam = c.total() / c.send;
   return lam < 1.0 ? 1.0 : lam;
@@ -155,6 +157,12 @@ ModelPtr model_from_json(const json::Value& v) {
 }
 
 std::string read_model_file(const std::string& path) {
+  // A FIFO would block, a device never end: model files are regular files.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw InputError(cat("cannot read '", path, "'"));
+  if (!S_ISREG(st.st_mode)) throw InputError(cat("'", path, "' is not a regular file: not a model file"));
+  if (uint64_t(st.st_size) > kMaxModelFileBytes)
+    throw InputError(cat("'", path, "' is larger than ", kMaxModelFileBytes >> 20, " MiB: not a model file"));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(cat("cannot read '", path, "'"));
   std::string text;

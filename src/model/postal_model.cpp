@@ -1,6 +1,7 @@
 #include "model/postal_model.hpp"
 
 #include <cmath>
+#include <iomanip>
 
 #include "model/units.hpp"
 #include "util/error.hpp"
@@ -11,7 +12,8 @@ PostalModel::PostalModel(SizeTable lambda, SizeTable t0, bool t0_in_seconds)
     : lambda_(std::move(lambda)), t0_(std::move(t0)), seconds_(t0_in_seconds) {
   for (auto& p : lambda_.points())
     if (!(p.second >= 1.0))
-      throw InputError(cat("postal model: lambda = ", p.second, " is below 1 (the postal model needs lambda >= 1)"));
+      throw InputError(cat("postal model: lambda = ", std::setprecision(12), p.second,
+                           " is below 1 (the postal model needs lambda >= 1)"));
     else if (!(p.second <= kMaxLambda))
       throw InputError(cat("postal model: lambda = ", p.second, " is more than hetcoll plans for (",
                            kMaxLambda, ": a latency of 10^4 send overheads)"));

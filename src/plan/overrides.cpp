@@ -53,6 +53,7 @@ Overrides Overrides::parse(const std::string& text) {
     if (colon != std::string::npos) {
       current = coll_op_from_name(first);
       range = head.substr(colon + 1);
+      if (range.empty()) throw InputError(cat("override '", rule, "': empty range between ':' and ':'"));
     } else if (!head.empty() && !first_is_range) {
       current = coll_op_from_name(first);
     } else {

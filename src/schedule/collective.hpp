@@ -44,10 +44,10 @@ bool counts_known_everywhere(CollOp op);
 
 // Limits on what a Collective may describe, checked by check() and the
 // constructors before anything is allocated: hetcoll plans and simulates
-// groups up to kMaxRanks (a schedule of 4M ranks already needs gigabytes);
+// groups up to kMaxRanks (a schedule of 2M ranks already needs gigabytes);
 // alltoallv, whose p×p counts are held in full, up to kMaxDenseRanks; and
 // no rank's buffer beyond kMaxBytes.
-constexpr int kMaxRanks = 1 << 22;
+constexpr int kMaxRanks = 1 << 21;
 constexpr int kMaxDenseRanks = 1024;
 constexpr uint64_t kMaxBytes = uint64_t(1) << 60;
 

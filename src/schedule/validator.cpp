@@ -203,7 +203,7 @@ struct RankLayout {
   Place place[kNumBufs];
 };
 
-RankLayout layout_of(const Schedule& s, const ValidationOptions& opt, int r) {
+RankLayout layout_of(const Schedule&, const ValidationOptions& opt, int r) {
   RankLayout L;
   L.place[size_t(Buf::tmp)] = {2, 0};
   std::optional<int64_t> alias;
@@ -342,7 +342,7 @@ void check_races(const Schedule& s, const ValidationOptions& opt, Errors& err) {
       uint64_t at = lo;
       for (auto it = m.lower_bound(lo); at < hi;) {
         uint64_t next = it == m.end() ? hi : std::min(hi, it->first);
-        if (next > at) it = m.emplace_hint(it, at, Segment{next});
+        if (next > at) it = m.emplace_hint(it, at, Segment{next, -1, {}});
         at = it->second.hi;
         ++it;
       }

@@ -73,6 +73,22 @@ TEST(Registry, ClearErrors) {
   expect_error("binomial_tree[x=1]", "takes none");
 }
 
+// Parameters at the top of their range cost no more than they must: a
+// radix beyond the group is the group (the same schedule), a mesh whose
+// product overflows is refused.
+TEST(Registry, ExtremeParametersStayBounded) {
+  auto m = parse_model("hockney:alpha=1us,beta=1ns");
+  Collective a2a = Collective::make(CollOp::alltoall, 5, 8);
+  Schedule huge = generate("bruck_alltoall[k=1073741824]", a2a, *m);
+  EXPECT_EQ(huge.message_count(), generate("bruck_alltoall[k=5]", a2a, *m).message_count());
+  EXPECT_TRUE(validate(huge).ok);
+  Collective ag = Collective::make(CollOp::allgather, 5, 8);
+  EXPECT_TRUE(validate(generate("bruck_allgather[k=1073741824]", ag, *m)).ok);
+  EXPECT_THROW(generate("hybrid_allreduce[mesh=4x25x13x41x61x1321:SSSSSSCCCCCC]",
+                        Collective::make(CollOp::allreduce, 4, 8), *m),
+               InputError);
+}
+
 TEST(Registry, ZeroBytesGiveAnEmptySchedule) {
   auto m = parse_model("postal:lambda=2");
   for (auto& a : registry())

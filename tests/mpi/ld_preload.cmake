@@ -33,10 +33,26 @@ if(NOT rc EQUAL 0)
 endif()
 foreach(expect "unknown variable HETCOLL_PROFIL ignored \\(did you mean HETCOLL_PROFILE\\?\\)"
                "HETCOLL_ALGO ignored: override 'bcast:@chain_bcast\\[seg=0\\]': chain_bcast: parameter seg='0'"
-               "HETCOLL_PROFILE ignored \\('/dev/zero' is larger than 64 MiB: not a model file\\)")
+               "HETCOLL_PROFILE ignored \\('/dev/zero' is not a regular file: not a model file\\)")
   string(REGEX MATCHALL "${expect}" found "${err}")
   list(LENGTH found n)
   if(NOT n EQUAL 1)
     message(FATAL_ERROR "expected exactly one line matching '${expect}', found ${n}")
   endif()
 endforeach()
+
+# HETCOLL_DISABLE takes yes/no words; anything else is reported and ignored.
+foreach(value off maybe)
+  execute_process(COMMAND ${MPIRUN} -n 2 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp
+                  -x LD_PRELOAD=${LIB} -x HETCOLL_DEBUG=explain -x HETCOLL_DISABLE=${value} ${APP}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("HETCOLL_DISABLE=${value}: rc=${rc}\n${err}")
+  string(FIND "${err}" "hetcoll: allreduce p=2" ran)
+  if(NOT rc EQUAL 0 OR ran EQUAL -1)
+    message(FATAL_ERROR "HETCOLL_DISABLE=${value} should leave hetcoll running")
+  endif()
+endforeach()
+string(FIND "${err}" "HETCOLL_DISABLE='maybe' is not 1 or 0: ignored" said)
+if(said EQUAL -1)
+  message(FATAL_ERROR "HETCOLL_DISABLE=maybe was not reported")
+endif()

@@ -17,6 +17,7 @@
 //   mpirun -n K mpi_call_patterns SECTION
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -335,6 +336,65 @@ void datatypes() {
   }
   for (auto& t : types) MPI_Type_free(&t.type);
   MPI_Type_free(&col);
+
+  // A negative extent on some ranks only (the blocks land in reverse order
+  // there), plain ints on the others: legal, since the type signatures match.
+  MPI_Datatype rev;
+  MPI_Type_create_resized(MPI_INT, 0, -MPI_Aint(sizeof(int)), &rev);
+  MPI_Type_commit(&rev);
+  {
+    std::vector<int> counts(static_cast<size_t>(p), 1), displs(static_cast<size_t>(p));
+    for (int i = 0; i < p; ++i) displs[size_t(i)] = i;
+    std::vector<int> h(size_t(p) + 2, -1), nat = h;
+    const int mine = 100 + r;
+    int* hlast = h.data() + p;  // the receive buffer's last element
+    int* nlast = nat.data() + p;
+    MPI_Gatherv(&mine, 1, MPI_INT, hlast, counts.data(), displs.data(), rev, 0, MPI_COMM_WORLD);
+    PMPI_Gatherv(&mine, 1, MPI_INT, nlast, counts.data(), displs.data(), rev, 0, MPI_COMM_WORLD);
+    report(r != 0 || h == nat, "gatherv into a negative extent at the root");
+    const bool odd = r % 2 == 1;
+    MPI_Allgatherv(&mine, 1, MPI_INT, odd ? hlast : h.data() + 1, counts.data(), displs.data(), odd ? rev : MPI_INT,
+                   MPI_COMM_WORLD);
+    PMPI_Allgatherv(&mine, 1, MPI_INT, odd ? nlast : nat.data() + 1, counts.data(), displs.data(), odd ? rev : MPI_INT,
+                    MPI_COMM_WORLD);
+    report(h == nat, "allgatherv into a negative extent on odd ranks");
+    int out = -1, nout = -2;
+    MPI_Scatterv(hlast, counts.data(), displs.data(), rev, &out, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    PMPI_Scatterv(nlast, counts.data(), displs.data(), rev, &nout, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    report(out == nout, "scatterv from a negative extent at the root");
+  }
+  MPI_Type_free(&rev);
+
+  // Reductions on pair types with holes (MPI_DOUBLE_INT: 12 bytes of data
+  // in 16) leave the holes of the receive buffer alone, as MPI does.
+  {
+    struct DI {
+      double v;
+      int i;
+    };
+    const int n = 37;
+    std::vector<DI> in(n);
+    for (int k = 0; k < n; ++k) in[size_t(k)] = {double((k * 7 + r * 3) % 5), r};
+    for (MPI_Op op : {MPI_MINLOC, MPI_MAXLOC}) {
+      std::vector<unsigned char> h(n * sizeof(DI), 0xaa), nat = h;
+      MPI_Allreduce(in.data(), h.data(), n, MPI_DOUBLE_INT, op, MPI_COMM_WORLD);
+      PMPI_Allreduce(in.data(), nat.data(), n, MPI_DOUBLE_INT, op, MPI_COMM_WORLD);
+      report(h == nat, "allreduce on MPI_DOUBLE_INT: every byte, holes included");
+      std::fill(h.begin(), h.end(), 0xaa);
+      nat = h;
+      MPI_Reduce(in.data(), h.data(), n, MPI_DOUBLE_INT, op, p - 1, MPI_COMM_WORLD);
+      PMPI_Reduce(in.data(), nat.data(), n, MPI_DOUBLE_INT, op, p - 1, MPI_COMM_WORLD);
+      report(h == nat, "reduce on MPI_DOUBLE_INT: every byte, holes included");
+      std::vector<unsigned char> hi(n * sizeof(DI), 0x55), ni;
+      std::memcpy(hi.data(), in.data(), hi.size());
+      for (int k = 0; k < n; ++k) std::memset(hi.data() + k * sizeof(DI) + 12, 0x77, 4);  // the holes
+      ni = hi;
+      MPI_Scan(MPI_IN_PLACE, hi.data(), n, MPI_DOUBLE_INT, op, MPI_COMM_WORLD);
+      PMPI_Scan(MPI_IN_PLACE, ni.data(), n, MPI_DOUBLE_INT, op, MPI_COMM_WORLD);
+      report(hi == ni, "scan in place on MPI_DOUBLE_INT: every byte, holes included");
+    }
+    report(algo_of(MPI_COMM_WORLD).find("scan") != std::string::npos, "hetcoll ran the pair scan: " + algo_of(MPI_COMM_WORLD));
+  }
 }
 
 // ---------------------------------------------------------------- errors
@@ -364,6 +424,80 @@ void errors() {
     std::vector<int> v(10, r), w(10);
     int rc2 = MPI_Allreduce(v.data(), w.data(), 10, MPI_INT, MPI_SUM, comm);
     report(rc2 == MPI_SUCCESS && w[3] == p * (p - 1) / 2, "allreduce after the error");
+  }
+  // The same with the planner's algorithms (intermediate ranks truncate and
+  // go on: nobody is left waiting), for a bcast and a gather, each followed
+  // by correct collectives that must give right results (the failed call's
+  // messages cannot match later ones).
+  if (p >= 3) {
+    const int n = 3000;
+    std::vector<int> buf(size_t(4 * n), r == 0 ? 5 : -1), out(size_t(4 * n) * size_t(p));
+    // Sizes of one size class, so that the ranks still agree on the
+    // algorithm (they decide on their own counts, which the program made
+    // differ; across classes an erroneous program may hang — the hang
+    // report then says so).
+    int rc = MPI_Bcast(buf.data(), r == 0 ? n + 50 : n, MPI_INT, 0, comm);
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    report(rc == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE, "a mismatched bcast: success or MPI_ERR_TRUNCATE");
+    rc = MPI_Gather(buf.data(), r == 0 ? n : n + 1, MPI_INT, out.data(), n, MPI_INT, 0, comm);
+    cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    report(rc == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE, "a mismatched gather: success or MPI_ERR_TRUNCATE");
+    long wrong = 0;
+    for (int it = 0; it < 5; ++it) {
+      for (int i = 0; i < 2 * n; ++i) buf[size_t(i)] = r == 0 ? i + it : -1;
+      rc = MPI_Bcast(buf.data(), 2 * n, MPI_INT, 0, comm);
+      for (int i = 0; i < 2 * n; ++i) wrong += buf[size_t(i)] != i + it;
+      int x = r + it, y = -1;
+      rc |= MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, comm);
+      wrong += y != p * (p - 1) / 2 + p * it;
+      for (int i = 0; i < n; ++i) buf[size_t(i)] = r * 1000 + i;
+      rc |= MPI_Allgather(buf.data(), n, MPI_INT, out.data(), n, MPI_INT, comm);
+      for (int j = 0; j < p; ++j)
+        for (int i = 0; i < n; ++i) wrong += out[size_t(j * n + i)] != j * 1000 + i;
+    }
+    report(rc == MPI_SUCCESS && wrong == 0, "right results after mismatched calls: " + std::to_string(wrong) + " wrong");
+  }
+  // An uncommitted datatype: MPI_ERR_TYPE on every rank, as natively.
+  {
+    MPI_Datatype raw;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &raw);
+    std::vector<int> v(8, r);
+    int rc = MPI_Bcast(v.data(), 2, raw, 0, comm);
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    report(cls == MPI_ERR_TYPE, "an uncommitted datatype gives MPI_ERR_TYPE, got class " + std::to_string(cls));
+    MPI_Type_free(&raw);
+  }
+  // MPI_IN_PLACE where MPI does not allow it, and aliased buffers: the native
+  // error, no crash. (Open MPI raises some of these on MPI_COMM_WORLD.)
+  {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int x = 1;
+    int cls = MPI_SUCCESS, rc = MPI_Allreduce(&x, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, comm);
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    report(cls == MPI_ERR_BUFFER || cls == MPI_ERR_ARG, "MPI_IN_PLACE as recvbuf: class " + std::to_string(cls));
+    rc = MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, comm);
+    report(rc != MPI_SUCCESS, "MPI_IN_PLACE as a bcast buffer");
+    int a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4};
+    rc = MPI_Allreduce(a, a, 4, MPI_INT, MPI_SUM, comm);
+    int native = PMPI_Allreduce(b, b, 4, MPI_INT, MPI_SUM, comm);
+    report((rc == MPI_SUCCESS) == (native == MPI_SUCCESS), "aliased send and receive buffers: as natively");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  }
+  // A per-rank model for another number of ranks is refused when set.
+  {
+    std::string letters(static_cast<size_t>(p + 1), 'F');
+    int st = hetcoll_set_model(("hetero:nodes=" + letters).c_str());
+    report(st == HETCOLL_BAD_ARGUMENT && std::string(hetcoll_last_error()).find("the job has") != std::string::npos,
+           std::string("a model of the wrong size: ") + hetcoll_last_error());
+    letters.pop_back();
+    report(hetcoll_set_model(("hetero:nodes=" + letters).c_str()) == HETCOLL_SUCCESS, "a model of the job's size");
+    int v = r, w = 0;
+    report(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS && w == p * (p - 1) / 2,
+           "an allreduce on the per-rank model");
+    hetcoll_set_model("");
   }
   // MPI_DATATYPE_NULL: the native class, no abort.
   {
