@@ -163,72 +163,55 @@ ReduceFn integer(ReduceOp op) {
   return bitwise<T>(op);
 }
 
+// MAXLOC / MINLOC of two pairs: on equal values the smaller index, and
+// for ±0 and NaN the symmetric max_of / min_of, so both are commutative.
+template <class V>
+Pair<V> maxloc_of(Pair<V> x, Pair<V> y) {
+  if (x.value < y.value) return y;
+  if (y.value < x.value) return x;
+  return Pair<V>{max_of(x.value, y.value), std::min(x.index, y.index)};
+}
+template <class V>
+Pair<V> minloc_of(Pair<V> x, Pair<V> y) {
+  if (y.value < x.value) return y;
+  if (x.value < y.value) return x;
+  return Pair<V>{min_of(x.value, y.value), std::min(x.index, y.index)};
+}
+
 template <class V>
 ReduceFn location(ReduceOp op) {
-  using P = Pair<V>;
   switch (op) {
-    case ReduceOp::maxloc:
-      return [](void* a, const void* b, size_t n) {
-        apply<P>(a, b, n, [](P x, P y) {
-          if (x.value < y.value) return y;
-          if (y.value < x.value) return x;
-          return P{max_of(x.value, y.value), std::min(x.index, y.index)};  // ties, ±0, NaN: symmetric
-        });
-      };
-    case ReduceOp::minloc:
-      return [](void* a, const void* b, size_t n) {
-        apply<P>(a, b, n, [](P x, P y) {
-          if (y.value < x.value) return y;
-          if (x.value < y.value) return x;
-          return P{min_of(x.value, y.value), std::min(x.index, y.index)};
-        });
-      };
-    default:
-      return nullptr;
+    case ReduceOp::maxloc: return [](void* a, const void* b, size_t n) { apply<Pair<V>>(a, b, n, maxloc_of<V>); };
+    case ReduceOp::minloc: return [](void* a, const void* b, size_t n) { apply<Pair<V>>(a, b, n, minloc_of<V>); };
+    default: return nullptr;
   }
 }
 
-// The same on dense records: value bytes, then the int.
+// The same on dense records (value bytes, then the int), which touch no
+// byte but those.
+template <class V, Pair<V> (*Combine)(Pair<V>, Pair<V>)>
+void dense_apply(void* inout, const void* in, size_t n) {
+  constexpr size_t D = sizeof(V) + sizeof(int);
+  char* x = static_cast<char*>(inout);
+  const char* y = static_cast<const char*>(in);
+  for (size_t i = 0; i < n; ++i, x += D, y += D) {
+    Pair<V> u, v;
+    std::memcpy(&u.value, x, sizeof(V));
+    std::memcpy(&u.index, x + sizeof(V), sizeof(int));
+    std::memcpy(&v.value, y, sizeof(V));
+    std::memcpy(&v.index, y + sizeof(V), sizeof(int));
+    const Pair<V> r = Combine(u, v);
+    std::memcpy(x, &r.value, sizeof(V));
+    std::memcpy(x + sizeof(V), &r.index, sizeof(int));
+  }
+}
+
 template <class V>
 ReduceFn dense_location(ReduceOp op) {
-  using P = Pair<V>;
-  constexpr size_t D = sizeof(V) + sizeof(int);
-  static_assert(offsetof(P, value) == 0, "a pair starts with its value");
   switch (op) {
-    case ReduceOp::maxloc:
-    case ReduceOp::minloc: {
-      if (op == ReduceOp::maxloc)
-        return [](void* a, const void* b, size_t n) {
-          char* x = static_cast<char*>(a);
-          const char* y = static_cast<const char*>(b);
-          for (size_t i = 0; i < n; ++i, x += D, y += D) {
-            P u, v;
-            std::memcpy(&u.value, x, sizeof(V));
-            std::memcpy(&u.index, x + sizeof(V), sizeof(int));
-            std::memcpy(&v.value, y, sizeof(V));
-            std::memcpy(&v.index, y + sizeof(V), sizeof(int));
-            P r = u.value < v.value ? v : v.value < u.value ? u : P{max_of(u.value, v.value), std::min(u.index, v.index)};
-            std::memcpy(x, &r.value, sizeof(V));
-            std::memcpy(x + sizeof(V), &r.index, sizeof(int));
-          }
-        };
-      return [](void* a, const void* b, size_t n) {
-        char* x = static_cast<char*>(a);
-        const char* y = static_cast<const char*>(b);
-        for (size_t i = 0; i < n; ++i, x += D, y += D) {
-          P u, v;
-          std::memcpy(&u.value, x, sizeof(V));
-          std::memcpy(&u.index, x + sizeof(V), sizeof(int));
-          std::memcpy(&v.value, y, sizeof(V));
-          std::memcpy(&v.index, y + sizeof(V), sizeof(int));
-          P r = v.value < u.value ? v : u.value < v.value ? u : P{min_of(u.value, v.value), std::min(u.index, v.index)};
-          std::memcpy(x, &r.value, sizeof(V));
-          std::memcpy(x + sizeof(V), &r.index, sizeof(int));
-        }
-      };
-    }
-    default:
-      return nullptr;
+    case ReduceOp::maxloc: return dense_apply<V, maxloc_of<V>>;
+    case ReduceOp::minloc: return dense_apply<V, minloc_of<V>>;
+    default: return nullptr;
   }
 }
 

@@ -184,3 +184,41 @@ TEST(ReduceKernels, CommutativeBitForBitIncludingSpecialValues) {
   reduce_kernel(ReduceOp::min, ElemType::f64)(u, v, 1);
   EXPECT_TRUE(std::signbit(u[0]));
 }
+
+// Pair types with holes reduce as dense records: the dense kernel on the
+// packed data gives, unpacked, the values of the ordinary kernel, and the
+// holes of the elements unpacked into are not touched.
+TEST(ReduceKernels, DenseRecordsOfPairsWithHoles) {
+  struct DI {
+    double v;
+    int i;
+  };
+  static_assert(sizeof(DI) == 16, "double_int has a 4-byte hole");
+  EXPECT_EQ(dense_bytes(ElemType::double_int), 12u);
+  EXPECT_EQ(dense_bytes(ElemType::short_int), sizeof(short) + sizeof(int));
+  EXPECT_EQ(dense_bytes(ElemType::int_int), elem_bytes(ElemType::int_int));  // no hole
+  const int n = 9;
+  std::vector<DI> a(n), b(n);
+  for (int k = 0; k < n; ++k) {
+    a[size_t(k)] = {double(k % 3), k};
+    b[size_t(k)] = {double((k * 2) % 4), 10 - k};
+  }
+  for (ReduceOp op : {ReduceOp::maxloc, ReduceOp::minloc}) {
+    std::vector<DI> expect = a;
+    reduce_kernel(op, ElemType::double_int)(expect.data(), b.data(), n);
+    std::vector<unsigned char> da(size_t(n) * 12), db(size_t(n) * 12);
+    to_dense(ElemType::double_int, a.data(), da.data(), n);
+    to_dense(ElemType::double_int, b.data(), db.data(), n);
+    dense_reduce_kernel(op, ElemType::double_int)(da.data(), db.data(), n);
+    std::vector<unsigned char> out(size_t(n) * sizeof(DI), 0xab);
+    from_dense(ElemType::double_int, da.data(), out.data(), n);
+    for (int k = 0; k < n; ++k) {
+      DI got;
+      std::memcpy(&got.v, &out[size_t(k) * 16], 8);
+      std::memcpy(&got.i, &out[size_t(k) * 16 + 8], 4);
+      EXPECT_EQ(got.v, expect[size_t(k)].v);
+      EXPECT_EQ(got.i, expect[size_t(k)].i);
+      for (int h = 12; h < 16; ++h) EXPECT_EQ(out[size_t(k) * 16 + size_t(h)], 0xab) << "hole byte " << h;
+    }
+  }
+}
