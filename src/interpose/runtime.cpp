@@ -44,6 +44,8 @@ Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
       line += " (forced by HETCOLL_ALGO)";
     } else {
       line += cat(", predicted ", d.predicted * 1e6, " us");
+      if (!counts_known_everywhere(call.op))
+        line += cat(" for blocks of ", kUnknownBlockBytes, " B (chosen without the counts: no rank knows them all)");
       if (!d.runner_up.empty())
         line += cat("; runner-up ", d.runner_up, " ", d.runner_up_predicted * 1e6, " us (+",
                     int(100.0 * (d.runner_up_predicted - d.predicted) / std::max(d.predicted, 1e-30)), "%)");
