@@ -91,8 +91,9 @@ bool fuse_input_copy(std::vector<ExecOp>& ops, const Schedule& s, int rank, size
 
 }  // namespace
 
-ExecProgram compile(const Schedule& s, int rank, int tag_limit, bool fuse) {
+ExecProgram compile(const Schedule& s, int rank, int tag_limit, int send_ports, bool fuse) {
   ExecProgram p;
+  p.send_ports = uint32_t(std::max(1, send_ports));
   p.algorithm = s.algorithm;
   p.elem_size = s.coll.elem_size;
   p.tmp_bytes = s.tmp_bytes(rank);
@@ -106,6 +107,7 @@ ExecProgram compile(const Schedule& s, int rank, int tag_limit, bool fuse) {
     p.ops.push_back(o);
     p.has_reduce |= p.ops.back().kind == OpKind::reduce && p.ops.back().len > 0;
     p.dep_count[i] = s.op(rank, i).dep_count;
+    if (p.ops.back().kind == OpKind::send) p.sends.push_back(uint32_t(i));
     for (auto* d = s.deps_begin(rank, i); d != s.deps_end(rank, i); ++d) ++p.dependents_at[*d + 1];
     if (p.dep_count[i] == 0)
       (p.ops.back().kind == OpKind::recv ? p.initial_recvs : p.initially_ready).push_back(uint32_t(i));
@@ -155,7 +157,10 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
   x.ready.assign(p.initially_ready.begin(), p.initially_ready.end());
   std::make_heap(x.ready.begin(), x.ready.end(), std::greater<uint32_t>());
   x.in_flight.clear();  // request number - first -> op
+  x.send_posted.assign(n, 0);
   size_t completed = 0, outstanding = 0;
+  size_t next_send = 0;      // index in p.sends of the next send to leave
+  uint32_t sends_out = 0;    // sends in flight
   Transport::Request first = 0;
   auto complete = [&](uint32_t i) {
     ++completed;
@@ -172,6 +177,24 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
     if (k >= x.in_flight.size()) x.in_flight.resize(k + 1, UINT32_MAX);
     x.in_flight[k] = i;
     ++outstanding;
+  };
+
+  // The send port: the next send in program order leaves once it is posted
+  // and a port is free. Alone (nothing else in flight or ready), it is a
+  // blocking call.
+  auto start_sends = [&]() {
+    while (next_send < p.sends.size() && sends_out < p.send_ports && x.send_posted[p.sends[next_send]]) {
+      const uint32_t i = p.sends[next_send++];
+      const ExecOp& o = p.ops[i];
+      if (outstanding == 0 && x.ready.empty() &&
+          (next_send == p.sends.size() || !x.send_posted[p.sends[next_send]])) {
+        t.send(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]);
+        complete(i);
+      } else {
+        track(t.isend(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
+        ++sends_out;
+      }
+    }
   };
 
   // Receives without dependencies go first — unless one op is all there is
@@ -195,12 +218,8 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
       const bool alone = outstanding == 0 && x.ready.empty();
       switch (o.kind) {
         case OpKind::send:
-          if (alone) {
-            t.send(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]);
-            complete(i);
-          } else {
-            track(t.isend(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
-          }
+          x.send_posted[i] = 1;
+          start_sends();
           break;
         case OpKind::recv:
           if (alone) {
@@ -248,14 +267,16 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
       const uint32_t i = x.in_flight[req];
       x.in_flight[req] = UINT32_MAX;
       --outstanding;
+      if (p.ops[i].kind == OpKind::send) --sends_out;
       complete(i);
     }
+    start_sends();
   }
 }
 
-void execute(const Schedule& s, int rank, const Bindings& b, ReduceFn reduce, Transport& t) {
+void execute(const Schedule& s, int rank, const Bindings& b, ReduceFn reduce, Transport& t, int send_ports) {
   ExecScratch x;
-  run(compile(s, rank, t.tag_limit()), b, reduce, t, x);
+  run(compile(s, rank, t.tag_limit(), send_ports), b, reduce, t, x);
 }
 
 }  // namespace hetcoll

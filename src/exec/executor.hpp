@@ -2,8 +2,13 @@
 //
 // An op is posted as soon as every op it depends on has completed, in
 // program order among those ready at once — the rule the simulator
-// predicts with. Receives without dependencies are posted first thing, so
-// messages find their buffers. Copies and reductions run at once; sends and
+// predicts with. Sends go through the rank's send port, as in the
+// simulator: they leave in program order, at most `send_ports` in flight
+// (the model's send_ports(), usually one), so concurrent sends do not share
+// a NIC the model gave to one of them. The validator proves this order
+// cannot deadlock even when every send waits for its receive. Receives
+// without dependencies are posted first thing, so messages find their
+// buffers. Copies and reductions run at once; sends and
 // receives become transport requests. The k-th message between two ranks in
 // one direction carries tag k (mod the tag limit): posting out of order
 // cannot mismatch messages, and the transport's in-order matching keeps
@@ -61,16 +66,20 @@ struct ExecProgram {
   std::vector<uint32_t> dependents_at;  // CSR: dependents of op i are
   std::vector<uint32_t> dependents;     //   dependents[dependents_at[i] .. [i+1])
   std::vector<int> tag;                 // sends/receives: per-peer sequence number
+  std::vector<uint32_t> sends;          // the sends, in program order: the order they leave
+  uint32_t send_ports = 1;              // sends in flight at once
   std::vector<uint32_t> initial_recvs;    // receives without dependencies: posted first
   std::vector<uint32_t> initially_ready;  // the other ops without dependencies
 };
 
-// fuse: fold input copies into reductions (see above).
-ExecProgram compile(const Schedule& s, int rank, int tag_limit, bool fuse = true);
+// send_ports: the model's send_ports(). fuse: fold input copies into
+// reductions (see above).
+ExecProgram compile(const Schedule& s, int rank, int tag_limit, int send_ports = 1, bool fuse = true);
 
 // Per-call working memory; keep one per thread of execution and reuse it.
 struct ExecScratch {
   std::vector<uint32_t> remaining, ready, in_flight;
+  std::vector<uint8_t> send_posted;  // per op: its dependencies are done
   std::vector<Transport::Request> done;
 };
 
@@ -81,6 +90,6 @@ struct ExecScratch {
 void run(const ExecProgram& prog, const Bindings& b, ReduceFn reduce, Transport& t, ExecScratch& scratch);
 
 // compile + run, for one-off executions.
-void execute(const Schedule& s, int rank, const Bindings& b, ReduceFn reduce, Transport& t);
+void execute(const Schedule& s, int rank, const Bindings& b, ReduceFn reduce, Transport& t, int send_ports = 1);
 
 }  // namespace hetcoll

@@ -105,7 +105,7 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
     // generator refusing the call itself is hetcoll's bug.
     throw std::logic_error(cat(d.algorithm, " could not be built for ", run_coll.describe(), ": ", e.what()));
   }
-  cc.prog = compile(s, rank, st.info.tag_limit);
+  cc.prog = compile(s, rank, st.info.tag_limit, pl->model().send_ports());
   return cc;
 }
 

@@ -8,8 +8,10 @@
 
 namespace hetcoll {
 
-HockneyModel::HockneyModel(double alpha, double beta, double gamma, double copy, bool overlap)
-    : alpha_(alpha), beta_(beta), gamma_(gamma), copy_(copy), overlap_(overlap) {
+HockneyModel::HockneyModel(double alpha, double beta, double gamma, double copy, bool overlap, int ports)
+    : alpha_(alpha), beta_(beta), gamma_(gamma), copy_(copy), overlap_(overlap), ports_(ports) {
+  if (ports < 1 || ports > kMaxPorts)
+    throw InputError(cat("hockney model: ports must be 1 to ", kMaxPorts, ", got ", ports));
   for (double v : {alpha, beta, gamma, copy})
     if (!(v >= 0) || !std::isfinite(v))
       throw InputError("hockney model: alpha, beta, gamma and copy must be non-negative and finite");
@@ -22,6 +24,7 @@ std::string HockneyModel::spec() const {
   os << "hockney:alpha=" << alpha_ << ",beta=" << beta_ << ",gamma=" << gamma_;
   if (copy_ > 0) os << ",copy=" << copy_;
   if (!overlap_) os << ",overlap=0";
+  if (ports_ != 1) os << ",ports=" << ports_;
   return os.str();
 }
 
@@ -34,6 +37,7 @@ json::Value HockneyModel::to_json() const {
   v["gamma"] = gamma_;
   v["copy"] = copy_;
   v["overlap"] = overlap_;
+  v["ports"] = ports_;
   return v;
 }
 

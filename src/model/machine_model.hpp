@@ -9,9 +9,9 @@
 //                        recv port free, receive posted)
 //   data usable          at r + recv
 //
-// Each rank has one send port, one receive port and one CPU (copies and
-// reductions), all usable at the same time (the postal / one-port
-// assumption) — unless the model says receives use the CPU
+// Each rank has one send port (or send_ports(); sends start in program
+// order), one receive port and one CPU (copies and reductions), all usable
+// at the same time (the postal / one-port assumption) — unless the model says receives use the CPU
 // (receive_uses_cpu: shared memory, where the receiver copies the data), in
 // which case receives, copies and reductions of a rank share one queue.
 // Instances:
@@ -64,6 +64,12 @@ class MachineModel {
   // Receiving keeps the receiver's CPU busy (shared memory: the receiver
   // copies the message), so receives do not overlap copies and reductions.
   virtual bool receive_uses_cpu() const { return false; }
+  // How many of a rank's sends may be in flight at once. A rank's sends
+  // leave in program order; the next starts when a port is free. One port
+  // is the postal / Hockney assumption and what a NIC does (concurrent
+  // sends share its bandwidth); the simulator and the executor both follow
+  // this number.
+  virtual int send_ports() const { return 1; }
 
   virtual json::Value to_json() const = 0;
 

@@ -1,6 +1,9 @@
 // parse_model(): "kind:key=value,key=value" → a MachineModel.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -24,8 +27,9 @@ double MachineModel::postal_lambda(uint64_t bytes, int src, int dst) const {
 
 std::string model_spec_help() {
   return "postal:lambda=L[,t0=T]          (L >= 1, or a table 0:1.2;512:1.8;16k:1.05)\n"
-         "hockney:alpha=A,beta=B[,gamma=G][,copy=C][,overlap=0]   (durations: 20us, 1ns; or bw=10GB/s for beta;\n"
-         "                                overlap=0: receives use the CPU, as on shared memory)\n"
+         "hockney:alpha=A,beta=B[,gamma=G][,copy=C][,overlap=0][,ports=K]   (durations: 20us, 1ns; or bw=10GB/s for beta;\n"
+         "                                overlap=0: receives use the CPU, as on shared memory;\n"
+         "                                ports=K: K sends of a rank in flight at once, default 1)\n"
          "loggp:L=..,o=..|os=..,or=..,g=..,G=..[,gamma=..]\n"
          "hetero:nodes=FFSS[,gamma=G]     (Banikazemi's fast/slow nodes, one letter a rank)\n"
          "hetero:file=machine.json        (per-node Sc Sm Rc Rm gamma, per-pair Xc Xm)\n"
@@ -89,7 +93,7 @@ ModelPtr parse_postal(Params p) {
 }
 
 ModelPtr parse_hockney(Params p) {
-  reject_unknown("hockney", p, {"alpha", "beta", "bw", "gamma", "copy", "overlap"});
+  reject_unknown("hockney", p, {"alpha", "beta", "bw", "gamma", "copy", "overlap", "ports"});
   double alpha = parse_duration(take(p, "hockney", "alpha"));
   double beta;
   if (p.count("beta") && p.count("bw")) throw InputError("model 'hockney': give beta= or bw=, not both");
@@ -103,7 +107,18 @@ ModelPtr parse_hockney(Params p) {
     if (o != "0" && o != "1") throw InputError(cat("model 'hockney': overlap must be 0 or 1, got '", o, "'"));
     overlap = o == "1";
   }
-  return std::make_shared<HockneyModel>(alpha, beta, gamma, copy, overlap);
+  int ports = 1;
+  if (p.count("ports")) {
+    const std::string& v = p["ports"];
+    char* end = nullptr;
+    errno = 0;
+    long k = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end || errno || k < 1 || k > HockneyModel::kMaxPorts)
+      throw InputError(cat("model 'hockney': ports must be a whole number from 1 to ", HockneyModel::kMaxPorts,
+                           ", got '", v, "'"));
+    ports = int(k);
+  }
+  return std::make_shared<HockneyModel>(alpha, beta, gamma, copy, overlap, ports);
 }
 
 ModelPtr parse_loggp(Params p) {
@@ -146,7 +161,8 @@ ModelPtr model_from_json(const json::Value& v) {
     return std::make_shared<HockneyModel>(v.at("alpha").as_double("alpha"), v.at("beta").as_double("beta"),
                                           v.has("gamma") ? v.at("gamma").as_double("gamma") : 0.0,
                                           v.has("copy") ? v.at("copy").as_double("copy") : 0.0,
-                                          v.has("overlap") ? v.at("overlap").as_bool("overlap") : true);
+                                          v.has("overlap") ? v.at("overlap").as_bool("overlap") : true,
+                                          v.has("ports") ? int(std::clamp<int64_t>(v.at("ports").as_int("ports"), 0, HockneyModel::kMaxPorts + 1)) : 1);
   if (kind == "loggp")
     return std::make_shared<LogGPModel>(v.at("L").as_double("L"), v.at("os").as_double("os"),
                                         v.at("or").as_double("or"), v.at("g").as_double("g"),

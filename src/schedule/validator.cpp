@@ -476,9 +476,26 @@ ValidationReport validate(const Schedule& s, const ValidationOptions& opt) {
     for (size_t i = 0; i < s.num_ops(r); ++i) rank_of[s.first_op(r) + i] = uint64_t(r);
   const Dependents deps = build_dependents(s);
   std::vector<uint32_t> indeg(2 * N, 0);
+  // Sends leave a rank in program order, one at a time (the executor's send
+  // port, exec/executor.hpp): a send is posted only once the rank's previous
+  // send has completed. With more ports the order is the same and only
+  // fewer waits remain, so a schedule that finishes here finishes with any.
+  std::vector<uint64_t> next_send(N, kNone);
   for (uint64_t g = 0; g < N; ++g) {
     indeg[2 * g] = s.op_at(g).dep_count;
     indeg[2 * g + 1] = 1 + (s.op_at(g).is_comm() ? 1 : 0);
+  }
+  for (int r = 0; r < p; ++r) {
+    uint64_t prev = kNone;
+    for (size_t i = 0; i < s.num_ops(r); ++i) {
+      const uint64_t g = s.first_op(r) + i;
+      if (s.op_at(g).kind != OpKind::send) continue;
+      if (prev != kNone) {
+        next_send[prev] = g;
+        ++indeg[2 * g];
+      }
+      prev = g;
+    }
   }
 
   // Symbolic state.
@@ -538,6 +555,7 @@ ValidationReport validate(const Schedule& s, const ValidationOptions& opt) {
     } else {  // complete
       switch (o.kind) {
         case OpKind::send:
+          if (next_send[g] != kNone) release(2 * next_send[g], node);
           break;
         case OpKind::recv: {
           auto it = in_flight.find(m.partner[g]);

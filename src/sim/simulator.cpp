@@ -20,7 +20,13 @@ constexpr uint64_t kArriveBit = 1;
 class Sim {
  public:
   Sim(const Schedule& s, const MachineModel& m, const SimOptions& opt)
-      : s_(s), m_(m), opt_(opt), N_(s.total_ops()), p_(size_t(s.nranks())), recv_on_cpu_(m.receive_uses_cpu()) {}
+      : s_(s),
+        m_(m),
+        opt_(opt),
+        N_(s.total_ops()),
+        p_(size_t(s.nranks())),
+        recv_on_cpu_(m.receive_uses_cpu()),
+        ports_(uint32_t(std::max(1, m.send_ports()))) {}
 
   SimResult run() {
     Matching match = match_messages(s_, 4);
@@ -44,12 +50,19 @@ class Sim {
     free_at_.assign(p_ * 3, 0);
     head_.assign(p_ * 3, kNil);
     tail_.assign(p_ * 3, kNil);
-    for (size_t r = 0; r < p_; ++r)
+    send_at_.assign(p_ + 1, 0);
+    next_send_.assign(p_, 0);
+    sending_.assign(p_, 0);
+    for (size_t r = 0; r < p_; ++r) {
       for (size_t i = 0; i < s_.num_ops(int(r)); ++i) {
         uint64_t g = s_.first_op(int(r)) + i;
         rank_of_[g] = uint32_t(r);
         remaining_[g] = s_.op_at(g).dep_count;
+        if (s_.op_at(g).kind == OpKind::send) sends_.push_back(g);
       }
+      send_at_[r + 1] = sends_.size();
+      next_send_[r] = send_at_[r];
+    }
     for (uint64_t g = 0; g < N_; ++g)
       if (remaining_[g] == 0) pending_.push_back(g);
     flush(0.0);
@@ -186,7 +199,12 @@ class Sim {
   }
 
   // Start g on resource res now if it is idle and nobody waits, else queue.
+  // Sends are the exception: they leave in program order (start_sends).
   void offer(uint64_t g, Resource res, double t) {
+    if (res == kSendPort) {
+      start_sends(rank_of_[g], t, kNil);
+      return;
+    }
     size_t q = size_t(rank_of_[g]) * 3 + res;
     if (head_[q] == kNil && free_at_[q] <= t) {
       start(g, res, t);
@@ -221,9 +239,29 @@ class Sim {
     push(t + busy, g, false);
   }
 
+  // The send port: a rank's sends start in program order, at most ports_ at
+  // a time; the next one starts when it is posted, every earlier send has
+  // started and a port is free (exec/executor.hpp does the same). `freed`:
+  // the send whose end freed the port, if that is why sends start now.
+  void start_sends(uint32_t r, double t, int64_t freed) {
+    for (uint64_t& k = next_send_[r]; k < send_at_[size_t(r) + 1] && sending_[r] < ports_; ++k) {
+      const uint64_t g = sends_[k];
+      if (!(flags_[g] & kPosted)) break;
+      if (opt_.critical_path && freed != kNil) note(g, kResource, uint64_t(freed));
+      ++sending_[r];
+      start(g, kSendPort, t);
+    }
+  }
+
   void complete(uint64_t g, double t) {
     const Op& o = s_.op_at(g);
     Resource res = resource_of(o.kind);
+    if (res == kSendPort) {
+      --sending_[rank_of_[g]];
+      start_sends(rank_of_[g], t, int64_t(g));
+      release_dependents(g);
+      return;
+    }
     size_t q = size_t(rank_of_[g]) * 3 + res;
     if (head_[q] != kNil && free_at_[q] <= t) {
       uint64_t nxt = uint64_t(head_[q]);
@@ -232,6 +270,10 @@ class Sim {
       note(nxt, kResource, g);
       start(nxt, res, t);
     }
+    release_dependents(g);
+  }
+
+  void release_dependents(uint64_t g) {
     for (uint64_t k = deps_.begin[g]; k < deps_.begin[g + 1]; ++k) {
       uint64_t d = deps_.list[k];
       if (--remaining_[d] == 0) {
@@ -247,6 +289,9 @@ class Sim {
   const uint64_t N_;
   const size_t p_;
   const bool recv_on_cpu_;
+  const uint32_t ports_;  // sends in flight per rank
+  std::vector<uint64_t> sends_, send_at_, next_send_;  // CSR: each rank's sends in program order
+  std::vector<uint32_t> sending_;
   std::vector<uint64_t> partner_;
   Dependents deps_;
   std::vector<uint32_t> rank_of_, remaining_;

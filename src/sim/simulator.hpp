@@ -2,8 +2,11 @@
 // machine model and returns when every op starts and ends.
 //
 // Resources are explicit: per rank one send port, one receive port and one
-// CPU (copies, reductions). An op is posted when its dependencies complete;
-// each resource serves its posted ops first come, first served (ties in
+// CPU (copies, reductions). An op is posted when its dependencies complete.
+// The send port starts a rank's sends in program order, each once it is
+// posted and a port is free (the model's send_ports(), usually one) — the
+// rule the executor follows, so the order priced is the order run. The other
+// resources serve their posted ops first come, first served (ties in
 // program order). A send occupies the sender's port for `send`; its message
 // is at the receiver `arrive` after the send started; the receive then
 // occupies the receiver's port for `recv` once the receive is posted and the

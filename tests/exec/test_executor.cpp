@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 #include <thread>
 
 #include "../support/collectives.hpp"
@@ -89,7 +90,8 @@ std::vector<Bytes> reference(const Collective& c, const std::vector<Bytes>& in, 
 }
 
 // optimized: run the schedule after the execution passes, as the MPI layer does.
-void run_case(const std::string& algo, const Collective& c, const MachineModel& model, bool optimized) {
+// ports: sends in flight at once (the model's send_ports()).
+void run_case(const std::string& algo, const Collective& c, const MachineModel& model, bool optimized, int ports) {
   const int p = c.nranks;
   std::vector<Bytes> in(static_cast<size_t>(p)), out(static_cast<size_t>(p));
   for (int r = 0; r < p; ++r) {
@@ -110,7 +112,7 @@ void run_case(const std::string& algo, const Collective& c, const MachineModel& 
         if (optimized) s = optimize_for_execution(s);
         Bytes tmp(s.tmp_bytes(r) + 1);
         ReduceFn k = is_reduction(c.op) ? reduce_kernel(ReduceOp::sum, int_type(c.elem_size)) : nullptr;
-        execute(s, r, {in[size_t(r)].data(), out[size_t(r)].data(), tmp.data()}, k, fabric.endpoint(r));
+        execute(s, r, {in[size_t(r)].data(), out[size_t(r)].data(), tmp.data()}, k, fabric.endpoint(r), ports);
       } catch (const std::exception& e) {
         errors[size_t(r)] = e.what();
       }
@@ -136,7 +138,8 @@ TEST_P(Executor, RealDataMatchesTheReference) {
           for (int variant : {0, 2}) {
             if (variant && !hetcoll::testing::has_variants(op)) continue;
             for (bool optimized : {false, true})
-              run_case(a.name, make_test_collective(op, p, root, bytes, variant), *model, optimized);
+              // As the MPI layer runs it (optimized, one send port), and unoptimized with three ports.
+              run_case(a.name, make_test_collective(op, p, root, bytes, variant), *model, optimized, optimized ? 1 : 3);
           }
         }
 }
@@ -258,7 +261,7 @@ TEST(ExecutorCompile, FoldsInputCopiesIntoReductions) {
   auto fused = [&](const std::string& algo, Collective c, int rank, bool forward) {
     Schedule s = generate(algo, c, *model, rank);
     if (forward) s = forward_input_copies(s);
-    return compile(s, rank, 1 << 15).fused_copies;
+    return compile(s, rank, 1 << 15, 1).fused_copies;
   };
   Collective red = Collective::make(CollOp::reduce, 2, 1024, 0, 8);
   EXPECT_EQ(fused("binomial_reduce", red, 0, false), 1u);  // copy out=in; reduce out+=tmp
@@ -272,4 +275,81 @@ TEST(ExecutorCompile, FoldsInputCopiesIntoReductions) {
   EXPECT_EQ(fused("recursive_doubling_allreduce", in_place, 0, true), 0u);
   // A broadcast has no input copy to fold.
   EXPECT_EQ(fused("binomial_tree", Collective::make(CollOp::bcast, 4, 1000), 1, true), 0u);
+}
+
+// A transport that records what the executor does with the send port: the
+// order sends are posted in and how many are in flight at once.
+class PortRecorder : public Transport {
+ public:
+  explicit PortRecorder(Transport& t) : t_(t) {}
+  int rank() const override { return t_.rank(); }
+  int size() const override { return t_.size(); }
+  int tag_limit() const override { return t_.tag_limit(); }
+  Request isend(const void* buf, size_t bytes, int peer, int tag) override {
+    Request r = t_.isend(buf, bytes, peer, tag);
+    sends.insert(r);
+    posted.push_back({peer, tag});
+    max_in_flight = std::max(max_in_flight, sends.size());
+    return r;
+  }
+  Request irecv(void* buf, size_t bytes, int peer, int tag) override { return t_.irecv(buf, bytes, peer, tag); }
+  void wait_some(std::vector<Request>& done) override {
+    size_t before = done.size();
+    t_.wait_some(done);
+    for (size_t k = before; k < done.size(); ++k) sends.erase(done[k]);
+  }
+  void send(const void* buf, size_t bytes, int peer, int tag) override {
+    posted.push_back({peer, tag});
+    max_in_flight = std::max(max_in_flight, sends.size() + 1);
+    t_.send(buf, bytes, peer, tag);
+  }
+  std::set<Request> sends;
+  std::vector<std::pair<int, int>> posted;  // (peer, tag) in posting order
+  size_t max_in_flight = 0;
+
+ private:
+  Transport& t_;
+};
+
+TEST(ExecutorSendPort, SendsLeaveInProgramOrderWithAtMostPortsInFlight) {
+  auto model = parse_model("hockney:alpha=2us,beta=0.1ns");
+  const int p = 7;
+  size_t saw_more_than_one = 0;
+  for (const char* algo : {"star_bcast", "binomial_tree", "chain_bcast", "spread_alltoall", "bruck_alltoall",
+                           "scatter_collect", "rabenseifner_allreduce", "star_scatter"}) {
+    const Algorithm& a = find_algorithm(algo);
+    for (int ports : {1, 2, 3}) {
+      Collective c = make_test_collective(a.ops.front(), p, 0, 4096, 0);
+      LocalFabric fabric(p);
+      std::vector<std::string> errors(p);
+      std::vector<std::vector<std::pair<int, int>>> expected(p), posted(p);
+      std::vector<size_t> most(p);
+      std::vector<std::thread> threads;
+      for (int r = 0; r < p; ++r)
+        threads.emplace_back([&, r] {
+          try {
+            Schedule s = optimize_for_execution(generate(algo, c, *model, r));
+            ExecProgram prog = compile(s, r, fabric.endpoint(r).tag_limit(), ports);
+            for (uint32_t i : prog.sends) expected[r].push_back({prog.ops[i].peer, prog.tag[i]});
+            Bytes in(c.in_bytes(r) + 1), out(c.out_bytes(r) + 1), tmp(s.tmp_bytes(r) + 1);
+            PortRecorder rec(fabric.endpoint(r));
+            ExecScratch x;
+            ReduceFn k = is_reduction(c.op) ? reduce_kernel(ReduceOp::sum, ElemType::i8) : nullptr;
+            run(prog, {in.data(), out.data(), tmp.data()}, k, rec, x);
+            posted[r] = rec.posted;
+            most[r] = rec.max_in_flight;
+          } catch (const std::exception& e) {
+            errors[r] = e.what();
+          }
+        });
+      for (auto& t : threads) t.join();
+      for (int r = 0; r < p; ++r) {
+        ASSERT_EQ(errors[r], "") << algo << " rank " << r;
+        EXPECT_EQ(posted[r], expected[r]) << algo << " rank " << r << ": sends out of program order";
+        EXPECT_LE(most[r], size_t(ports)) << algo << " rank " << r;
+        saw_more_than_one += most[r] > 1;
+      }
+    }
+  }
+  EXPECT_GT(saw_more_than_one, 0u);  // with more ports, sends did overlap somewhere
 }

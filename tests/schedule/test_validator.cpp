@@ -82,6 +82,29 @@ TEST(Validator, ExchangeInPlaceDeadlocksUnderRendezvous) {
   EXPECT_TRUE(mentions(rep, "deadlock")) << dump(rep);
 }
 
+TEST(Validator, SendsInProgramOrderCanDeadlock) {
+  // Rank 0 sends to 1, then to 2. Rank 1 takes rank 0's message only after
+  // rank 2's, which rank 2 forwards from rank 0's second send: with sends
+  // leaving one at a time in program order (the send port) and rendezvous,
+  // rank 0's first send never completes. Reversing rank 0's sends fixes it.
+  for (bool reversed : {false, true}) {
+    Builder b(Collective::make(CollOp::bcast, 3, 8), "x");
+    uint32_t t = uint32_t(b.alloc_tmp(1, 8));
+    if (reversed) b.send(0, 2, {Buf::out, 0, 8});
+    b.send(0, 1, {Buf::out, 0, 8});
+    if (!reversed) b.send(0, 2, {Buf::out, 0, 8});
+    uint32_t first = b.recv(1, 2, {Buf::tmp, t, 8});
+    b.recv(1, 0, {Buf::out, 0, 8}, {first});
+    b.recv(2, 0, {Buf::out, 0, 8});
+    b.send(2, 1, {Buf::out, 0, 8});
+    auto rep = validate(b.finish());
+    EXPECT_EQ(rep.ok, reversed) << dump(rep);
+    if (!reversed) {
+      EXPECT_TRUE(mentions(rep, "deadlock")) << dump(rep);
+    }
+  }
+}
+
 TEST(Validator, ForwardBeforeReceiveIsARace) {
   Builder b(Collective::make(CollOp::bcast, 3, 8), "x", false);  // no inference
   b.send(0, 1, {Buf::out, 0, 8});

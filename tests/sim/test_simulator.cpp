@@ -156,3 +156,37 @@ TEST(Simulator, ReceivesOnTheCpuDoNotOverlapReductions) {
   EXPECT_TRUE(closed_form("ring_allreduce", c, *ports).has_value());
   EXPECT_FALSE(closed_form("ring_allreduce", c, *cpu).has_value());
 }
+
+TEST(Simulator, SendsLeaveInProgramOrder) {
+  // Rank 0's first send waits for a message; its second could go at once,
+  // but the send port takes a rank's sends in program order (as the
+  // executor does): it starts when the first ends.
+  auto m = parse_model("hockney:alpha=5us,beta=0");
+  Builder b(Collective::make(CollOp::bcast, 3, 16), "ordered");
+  b.send(1, 0, {Buf::out, 0, 8});
+  b.recv(0, 1, {Buf::out, 0, 8});
+  b.send(0, 2, {Buf::out, 0, 8});  // after the receive (inferred)
+  b.send(0, 2, {Buf::out, 8, 8});  // ready at once
+  b.recv(2, 0, {Buf::out, 0, 8});
+  b.recv(2, 0, {Buf::out, 8, 8});
+  Schedule s = b.finish();
+  SimResult r = simulate(s, *m);
+  EXPECT_NEAR(r.start[s.first_op(0) + 2], 10e-6, 1e-15);
+  EXPECT_NEAR(r.makespan, 15e-6, 1e-15);
+}
+
+TEST(Simulator, SendPortsComeFromTheModel) {
+  // A star: p-1 sends from the root, ceil((p-1)/ports) message times.
+  const int p = 8;
+  for (int ports : {1, 2, 3, 7, 9}) {
+    auto m = parse_model(cat("hockney:alpha=5us,beta=1ns,ports=", ports));
+    EXPECT_EQ(m->send_ports(), ports);
+    EXPECT_EQ(parse_model(m->spec())->send_ports(), ports);
+    EXPECT_EQ(model_from_json(m->to_json())->send_ports(), ports);
+    double t = 5e-6 + 100e-9;
+    EXPECT_NEAR(bcast_time("star_bcast", p, *m, 100), ((p - 1 + ports - 1) / ports) * t, 1e-12) << ports;
+  }
+  EXPECT_THROW(parse_model("hockney:alpha=5us,beta=1ns,ports=0"), InputError);
+  EXPECT_THROW(parse_model("hockney:alpha=5us,beta=1ns,ports=1x"), InputError);
+  EXPECT_THROW(parse_model("hockney:alpha=5us,beta=1ns,ports=99999999999"), InputError);
+}
