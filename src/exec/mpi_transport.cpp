@@ -8,6 +8,22 @@
 namespace hetcoll {
 
 namespace {
+// The send port (exec/executor.hpp) holds a send until MPI completes it. A
+// real NIC sends queued messages one after another, so an eager send that
+// completes at once still leaves in order. SimGrid instead lets every
+// started message share the link at once: there a send must hold the port
+// until its data has arrived, which a synchronous send does (the receives
+// are posted early, so it costs no extra wait).
+#ifdef HETCOLL_SMPI
+constexpr auto kIsend = PMPI_Issend;
+constexpr auto kSend = PMPI_Ssend;
+#else
+constexpr auto kIsend = PMPI_Isend;
+constexpr auto kSend = PMPI_Send;
+#endif
+}  // namespace
+
+namespace {
 constexpr size_t kChunk = size_t(1) << 30;  // bytes per MPI message, < INT_MAX
 }  // namespace
 
@@ -84,7 +100,7 @@ Transport::Request MpiTransport::post(size_t bytes, Post&& chunk) {
 Transport::Request MpiTransport::isend(const void* buf, size_t bytes, int peer, int tag) {
   const char* p = static_cast<const char*>(buf);
   Request id = post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
-    check_mpi(PMPI_Isend(p + off, int(len), MPI_BYTE, peer, tag_base_ + tag, comm_, r), "MPI_Isend");
+    check_mpi(kIsend(p + off, int(len), MPI_BYTE, peer, tag_base_ + tag, comm_, r), "MPI_Isend");
   });
   HC_LOG_POSTED(id, false, peer);
   return id;
@@ -109,7 +125,7 @@ void MpiTransport::send(const void* buf, size_t bytes, int peer, int tag) {
   size_t off = 0;
   do {
     size_t len = std::min(kChunk, bytes - off);
-    check_mpi(PMPI_Send(p + off, int(len), MPI_BYTE, peer, tag_base_ + tag, comm_), "MPI_Send");
+    check_mpi(kSend(p + off, int(len), MPI_BYTE, peer, tag_base_ + tag, comm_), "MPI_Send");
     off += len;
   } while (off < bytes);
   if (log_) log_->completed(id);
@@ -144,7 +160,23 @@ void MpiTransport::wait_some(std::vector<Request>& done) {
   indices_.resize(active_.size());
   statuses_.resize(active_.size());
   int outcount = 0;
+#ifdef HETCOLL_SMPI
+  // SimGrid 3.32's MPI_Waitsome polls, advancing simulated time by ~100 µs
+  // a round: a pipeline of small messages would crawl. MPI_Waitany blocks
+  // in the simulation kernel and costs nothing.
+  int index = MPI_UNDEFINED;
+  int rc = PMPI_Waitany(int(active_.size()), active_.data(), &index, &statuses_[0]);
+  if (index != MPI_UNDEFINED) {
+    outcount = 1;
+    indices_[0] = index;
+  }
+  if (rc != MPI_SUCCESS && index != MPI_UNDEFINED) {  // as Waitsome reports a failed request
+    statuses_[0].MPI_ERROR = rc;
+    rc = MPI_ERR_IN_STATUS;
+  }
+#else
   int rc = PMPI_Waitsome(int(active_.size()), active_.data(), &outcount, indices_.data(), statuses_.data());
+#endif
   if (rc == MPI_ERR_IN_STATUS) {  // the errors of the requests that failed
     rc = MPI_SUCCESS;
     for (int k = 0; k < outcount && rc == MPI_SUCCESS; ++k)

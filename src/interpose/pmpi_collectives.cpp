@@ -31,6 +31,15 @@ int finish(const Call& c, Native&& native) {
     std::fprintf(stderr, "hetcoll: %s (a bug in hetcoll: please report it; HETCOLL_DISABLE=1 avoids it)\n",
                  e.message.c_str());
   int code = e.mpi_code;
+  // The handler in effect on the user's communicator decides. MPI_ERRORS_RETURN
+  // is answered here (SimGrid 3.32 crashes calling it through
+  // MPI_Comm_call_errhandler); any other handler is called.
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (PMPI_Comm_get_errhandler(c.comm, &eh) == MPI_SUCCESS && eh == MPI_ERRORS_RETURN) {
+    PMPI_Errhandler_free(&eh);
+    return code;
+  }
+  if (eh != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&eh);
   PMPI_Comm_call_errhandler(c.comm, code);
   return code;
 }
