@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   for (CollOp op : all_coll_ops()) {
     for (uint64_t bytes : {uint64_t(8), uint64_t(65536), uint64_t(1) << 22}) {
       if (op == CollOp::barrier && bytes != 8) continue;
+      if (op == CollOp::alltoallv && p > int(kMaxDenseRanks)) continue;  // the MPI layer leaves it to MPI
       Collective c = op == CollOp::barrier ? Collective::make(op, p, 0) : Collective::make(op, p, bytes / 8, 0, 8);
       Planner planner(model);
       auto t0 = Clock::now();
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
   const int reps = 2000000;
   auto t0 = Clock::now();
   size_t sink = 0;
-  for (int i = 0; i < reps; ++i) sink += planner.decide(c).algorithm.size();
+  for (int i = 0; i < reps; ++i) sink += planner.decide_shared(c)->algorithm.size();  // as the MPI layer asks
   double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / reps;
   std::printf("\n], \"cold_worst_ms\": %.2f, \"warm_ns_per_call\": %.1f, \"sink\": %zu}\n", worst, ns, sink % 7);
   return 0;

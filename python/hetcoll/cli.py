@@ -129,7 +129,11 @@ def _build(args):
         algorithm = decision["algorithm"]
         forced = "--override" if decision["forced"] else None
     if explain or (decision and not decision["forced"]):
-        candidates = _core.plan(decision["representative"] if decision else coll, model, explain)
+        # The candidates the decision weighed; --explain plans again for the
+        # critical-path split of each.
+        candidates = decision.get("candidates") if decision and not explain else None
+        if candidates is None:
+            candidates = _core.plan(decision["representative"] if decision else coll, model, explain)
     schedule = _core.generate(algorithm, coll, model, MAX_CLI_OPS)
     return model, coll, schedule, candidates, forced, decision
 
@@ -264,7 +268,33 @@ def _check_valid(schedule, report) -> None:
                             "a bug in hetcoll, please report it")
 
 
+def cmd_plan_table(args) -> int:
+    """hetcoll plan --table FILE: the planner's decisions ahead of time."""
+    if args.algorithm or args.override:
+        raise CliError("--table records the planner's own decisions: no --algorithm or --override")
+    ops = [args.op] if args.op else _core.collective_ops()
+    for op in ops:
+        _core.collective(op, 1, 0)  # validates the name
+    model = _core.parse_model(args.model)
+    elems = sorted(set(args.table_elem_sizes))
+    text = _core.decision_table(model, args.ranks, ops, args.table_max, elems)
+    _write(args.table, text + "\n")
+    entries = json.loads(text)["entries"]
+    print(f"{args.table}: {len(entries)} decisions for {', '.join(map(str, args.ranks))} ranks, "
+          f"{len(ops)} collective{'s' if len(ops) != 1 else ''}, element sizes {', '.join(map(str, elems))}, "
+          f"sizes up to {args.table_max} B, on {model.spec}")
+    print(f"use it with HETCOLL_TABLE={args.table} (and HETCOLL_PROFILE={model.spec})")
+    return 0
+
+
 def cmd_plan(args) -> int:
+    if args.table:
+        return cmd_plan_table(args)
+    if args.op is None:
+        raise CliError("plan needs a collective (or --table FILE)")
+    if len(args.ranks) != 1:
+        raise CliError("--ranks takes one group size (a list only with --table)")
+    args.ranks = args.ranks[0]
     model, coll, schedule, candidates, forced, decision = _build(args)
     report = schedule.validate()
     _check_valid(schedule, report)
@@ -285,7 +315,7 @@ def cmd_plan(args) -> int:
             rec["decision"] = {"note": decision["note"], "size_class": decision["size_class"],
                                "representative": json.loads(decision["representative"].to_json())}
         if tree is not None:
-            rec["tree"] = tree
+            rec["tree"] = tree.records()
         _emit_json(rec)
         return 0
     print(f"{coll.describe()} on {model.spec}")
@@ -492,10 +522,20 @@ def cmd_demo(args) -> int:
 
 # ------------------------------------------------------------------ parser
 
+def _ranks_list(text: str):
+    """An argparse type: N or N,N,... (group sizes)."""
+    one = _int_in(1, MAX_RANKS, "--ranks")
+    parts = text.split(",")
+    if len(parts) > 64:
+        raise argparse.ArgumentTypeError("--ranks: at most 64 group sizes")
+    return [one(x.strip()) for x in parts]
+
+
 def _add_collective_args(p, default_op=None):
     if default_op is None:
-        p.add_argument("op", help="collective: " + ", ".join(_core.collective_ops()))
-    p.add_argument("--ranks", "-n", type=_int_in(1, MAX_RANKS, "--ranks"), required=True, help="group size")
+        p.add_argument("op", nargs="?", help="collective: " + ", ".join(_core.collective_ops()))
+    p.add_argument("--ranks", "-n", type=_ranks_list, required=True,
+                   help="group size (with --table: a list, e.g. 4,16,64)")
     p.add_argument("--model", "-m", required=True, help="machine model spec, e.g. postal:lambda=1.8 "
                    "or hockney:alpha=20us,beta=1ns (see 'hetcoll models')")
     p.add_argument("--root", type=_int_in(0, MAX_RANKS - 1, "--root"), default=0, help="root rank (default 0)")
@@ -546,6 +586,11 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--max-lines", type=_int_in(0, 1 << 30, "--max-lines"), default=64,
                     help="tree lines to print (default 64)")
     pl.add_argument("--explain", action="store_true", help="the cost table of every candidate (latency/bandwidth/compute)")
+    pl.add_argument("--table", metavar="FILE", help="write the decisions for every size class (and every collective, "
+                    "unless one is named) of these group sizes, for the MPI layer to load (HETCOLL_TABLE)")
+    pl.add_argument("--table-max", type=parse_size, default=64 << 20, help="with --table: largest size (default 64M)")
+    pl.add_argument("--table-elem-sizes", type=lambda t: [_int_in(1, 1 << 30, "--table-elem-sizes")(x) for x in t.split(",")],
+                    default=[1, 4, 8], help="with --table: element sizes (default 1,4,8)")
     pl.set_defaults(func=cmd_plan)
 
     s = sub.add_parser("simulate", help="per-rank completion times and the timeline of a schedule")

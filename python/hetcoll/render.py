@@ -18,61 +18,55 @@ def format_time(t: float, unit: str) -> str:
     return f"{t * 1e9:.4g} ns"
 
 
+class BroadcastTree:
+    """A broadcast tree with its times, as arrays by rank (built in C++, so a
+    tree of 10^6 ranks costs well under a second): ``parent`` (None at the
+    root), ``sent`` (when the parent started the send), ``received`` (when
+    the data is usable at the rank) and each rank's children in send order."""
+
+    def __init__(self, d):
+        self.parent = d["parent"]
+        self.sent = d["sent"]
+        self.received = d["received"]
+        self._child_at = d["child_at"]
+        self._children = d["children"]
+        self.root = self.parent.index(-1)
+
+    def __len__(self):
+        return len(self.parent)
+
+    def children(self, rank: int):
+        return self._children[self._child_at[rank]:self._child_at[rank + 1]]
+
+    def records(self):
+        """[{rank, parent, sent, received}] by rank (the JSON form)."""
+        return [{"rank": r, "parent": None if p < 0 else p, "sent": s, "received": t}
+                for r, (p, s, t) in enumerate(zip(self.parent, self.sent, self.received))]
+
+
 def tree_from_schedule(schedule, sim):
     """If every rank but one receives exactly one message (a broadcast tree),
-    return [{rank, parent, sent, received}] by rank; otherwise None.
-
-    ``sent`` is when the parent started the send, ``received`` when the data
-    is usable at the rank (the end of its receive)."""
-    n = schedule.nranks
-    msgs = schedule.messages()
-    if len(msgs) != n - 1:
-        return None
-    parent = [None] * n
-    sent = [0.0] * n
-    received = [0.0] * n
-    start, end = sim.start, sim.end  # each read of these copies the whole list: once
-    for src, sop, dst, rop, _ in msgs:
-        if parent[dst] is not None:
-            return None
-        parent[dst] = src
-        sent[dst] = start[schedule.first_op(src) + sop]
-        received[dst] = end[schedule.first_op(dst) + rop]
-    roots = [r for r in range(n) if parent[r] is None]
-    if len(roots) != 1:
-        return None
-    return [{"rank": r, "parent": parent[r], "sent": sent[r], "received": received[r]} for r in range(n)]
-
-
-def _children(tree):
-    kids = {t["rank"]: [] for t in tree}
-    root = None
-    for t in tree:
-        if t["parent"] is None:
-            root = t["rank"]
-        else:
-            kids[t["parent"]].append(t)
-    for v in kids.values():
-        v.sort(key=lambda t: (t["sent"], t["rank"]))
-    return root, kids
+    its BroadcastTree; otherwise None."""
+    d = schedule.broadcast_tree(sim)
+    return None if d is None else BroadcastTree(d)
 
 
 def tree_lines(tree, unit: str, max_lines: int = 64):
     """Box-drawing lines: 'rank @received  [sent]', children in send order."""
-    root, kids = _children(tree)
-    by_rank = {t["rank"]: t for t in tree}
-    lines = [f"{root} @{format_time(by_rank[root]['received'], unit)}"]
-    stack = [(c, "", i == len(kids[root]) - 1) for i, c in reversed(list(enumerate(kids[root])))]
+    root = tree.root
+    lines = [f"{root} @{format_time(tree.received[root], unit)}"]
+    kids = tree.children(root)
+    stack = [(c, "", i == len(kids) - 1) for i, c in reversed(list(enumerate(kids)))]
     total = len(tree)
     while stack:
         node, prefix, last = stack.pop()
         if len(lines) >= max_lines:
             lines.append(f"... {total - len(lines)} more ranks (use --json or --dot for the whole tree)")
             break
-        lines.append(f"{prefix}{'└─ ' if last else '├─ '}{node['rank']} @{format_time(node['received'], unit)}"
-                     f"  [{format_time(node['sent'], unit)}]")
+        lines.append(f"{prefix}{'└─ ' if last else '├─ '}{node} @{format_time(tree.received[node], unit)}"
+                     f"  [{format_time(tree.sent[node], unit)}]")
         child_prefix = prefix + ("   " if last else "│  ")
-        cs = kids[node["rank"]]
+        cs = tree.children(node)
         for i, c in reversed(list(enumerate(cs))):
             stack.append((c, child_prefix, i == len(cs) - 1))
     return lines
@@ -86,11 +80,11 @@ def tree_dot(schedule, sim, tree) -> str:
     out = ["digraph schedule {", '  node [shape=circle, fontname="Helvetica"];',
            f'  label="{schedule.algorithm}  ({schedule.collective.describe()})"; labelloc=t;']
     if tree is not None:
-        for t in tree:
-            out.append(f'  r{t["rank"]} [label="{t["rank"]}\\n@{format_time(t["received"], unit)}"];')
-        for t in sorted(tree, key=lambda t: t["sent"]):
-            if t["parent"] is not None:
-                out.append(f'  r{t["parent"]} -> r{t["rank"]} [label="{format_time(t["sent"], unit)}"];')
+        for r, t in enumerate(tree.received):
+            out.append(f'  r{r} [label="{r}\\n@{format_time(t, unit)}"];')
+        for r in sorted(range(len(tree)), key=lambda r: tree.sent[r]):
+            if tree.parent[r] >= 0:
+                out.append(f'  r{tree.parent[r]} -> r{r} [label="{format_time(tree.sent[r], unit)}"];')
     else:
         finish, start, end = sim.rank_finish, sim.start, sim.end  # copies: once
         for r in range(schedule.nranks):

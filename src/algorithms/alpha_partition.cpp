@@ -11,6 +11,7 @@
 #include "algorithms/all.hpp"
 #include "algorithms/common.hpp"
 #include "algorithms/broadcast_trees.hpp"
+#include "algorithms/postal_math.hpp"
 #include "algorithms/primitives.hpp"
 #include "algorithms/registry.hpp"
 #include "util/error.hpp"
@@ -59,6 +60,11 @@ Algorithm alpha_partition_algorithm() {
   a.params = {{"alpha", ParamKind::real, 0, 1, true, "fixed split fraction: the source keeps round(alpha n) of n (default: the look-up table)"}};
   a.generate = generate_alpha_partition;
   a.distinct = postal_lambda_above_one;
+  // With the look-up table it attains T_λ(p) (§2.5); a fixed alpha: no estimate.
+  a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
+    if (ctx.params.count("alpha")) return std::nullopt;
+    return postal_estimate(ctx, [&](double lambda) { return postal::T(lambda, uint64_t(ctx.coll.nranks)); });
+  };
   return a;
 }
 

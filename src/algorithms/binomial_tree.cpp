@@ -37,6 +37,10 @@ Algorithm binomial_tree_algorithm() {
   a.cost = "ceil(log2 p)(alpha + m beta)";
   a.source = "Bruck et al. 1996 §2.1, Fig. 1";
   a.generate = generate_binomial;
+  // The last leaf hears ⌈log2 p⌉ hops from the root, λ each (Fig. 1b: 3λ for 8).
+  a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
+    return postal_estimate(ctx, [&](double lambda) { return double(ceil_log2(uint64_t(ctx.coll.nranks))) * lambda; });
+  };
   return a;
 }
 

@@ -40,6 +40,7 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams& h) {
   const int p = ctx.coll.nranks;
   Blocks seg = pipeline_segments(ctx, pipeline_segment(ctx, false));
   const int k = seg.size();
+  if (uint64_t(p) * uint64_t(k) > kMaxRecurrenceSteps) return std::nullopt;  // left to the simulator
   std::vector<Terms> have(static_cast<size_t>(k)), prev_have(static_cast<size_t>(k));  // T(v-1, i), T(v, i)
   Terms last;
   for (int v = 1; v < p; ++v) {

@@ -57,6 +57,7 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams& h) {
   const int p = ctx.coll.nranks;
   Blocks seg = pipeline_segments(ctx, pipeline_segment(ctx, true));
   const int k = seg.size();
+  if (uint64_t(p) * uint64_t(k) > kMaxRecurrenceSteps) return std::nullopt;  // left to the simulator
   std::vector<Terms> sent(static_cast<size_t>(k));  // S(v+1, i): when the successor starts sending i
   {
     Terms t;

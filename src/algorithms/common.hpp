@@ -10,6 +10,12 @@
 
 namespace hetcoll {
 
+// Closed forms that walk a pipeline stage by stage (chain_bcast,
+// chain_reduce) cost p·k steps; beyond this many they give no closed form
+// (the planner then simulates within its budget, or passes).
+constexpr uint64_t kMaxRecurrenceSteps = uint64_t(1) << 16;
+
+
 inline uint64_t vector_bytes(const Collective& c) { return c.count * c.elem_size; }
 int ceil_log2(uint64_t n);       // ⌈log2 n⌉, 0 for n ≤ 1
 int floor_pow2(int n);           // largest power of two ≤ n (n ≥ 1)
@@ -63,5 +69,20 @@ Blocks pipeline_segments(const GenContext& ctx, uint64_t seg);
 inline Terms message_terms(uint64_t bytes) { return {1.0, double(bytes), 0.0}; }
 // The larger of two costs at the model's parameters (critical path choice).
 Terms costlier(const HockneyParams& h, const Terms& a, const Terms& b);
+
+// An estimate of a broadcast tree on the postal view of the model: λ and
+// the sender's busy time t0 for the whole vector (MachineModel::postal_lambda),
+// the tree taking `time(λ)` units of t0 (e.g. ⌈log2 p⌉·λ for the binomial
+// tree). Exact on the postal model; an estimate elsewhere. p-1 messages.
+template <class Time>
+Terms postal_estimate(const GenContext& ctx, Time time) {
+  const uint64_t m = ctx.coll.count * ctx.coll.elem_size;
+  const double lambda = ctx.model.postal_lambda(m);
+  const double t0 = ctx.model.message(0, ctx.model.other_rank(), m).send;
+  Terms t;
+  t.fixed = time(lambda) * t0;
+  t.messages = uint64_t(std::max(ctx.coll.nranks - 1, 0));
+  return t;
+}
 
 }  // namespace hetcoll

@@ -1,5 +1,7 @@
 #include "algorithms/hybrid_mesh.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <sstream>
 
@@ -40,17 +42,24 @@ std::string strategy_for(CollOp op, int k, bool with_m) {
   return std::string(size_t(k), 'S') + std::string(size_t(k), 'C');
 }
 
-void factorizations(int p, std::vector<int>& cur, std::vector<std::vector<int>>& out) {
-  if (p == 1) {
+// Ordered factorisations of q into factors >= 2 (each a divisor of the
+// group size, from divs), with at most max_dims factors; stops once out
+// holds more than cap.
+void factorizations(int q, const std::vector<int>& divs, size_t max_dims, size_t cap, std::vector<int>& cur,
+                    std::vector<std::vector<int>>& out) {
+  if (out.size() > cap) return;
+  if (q == 1) {
     if (cur.size() >= 2) out.push_back(cur);
     return;
   }
-  for (int d = 2; d <= p; ++d)
-    if (p % d == 0) {
-      cur.push_back(d);
-      factorizations(p / d, cur, out);
-      cur.pop_back();
-    }
+  if (cur.size() == max_dims) return;
+  for (int d : divs) {
+    if (d > q) break;
+    if (q % d != 0) continue;
+    cur.push_back(d);
+    factorizations(q / d, divs, max_dims, cap, cur, out);
+    cur.pop_back();
+  }
 }
 }  // namespace
 
@@ -84,7 +93,38 @@ Mesh parse_mesh(const std::string& text, CollOp op, int p) {
 std::vector<Mesh> hybrid_meshes(CollOp op, int p) {
   std::vector<std::vector<int>> fs;
   std::vector<int> cur;
-  if (p >= 4) factorizations(p, cur, fs);
+  if (p >= 4) {
+    // Every ordered factorisation while there are at most kMaxMeshes (p up
+    // to ~2^10); beyond, those with the most dimensions that keep within
+    // it, and the finest one (all prime factors). 2^16 has 32,768.
+    constexpr size_t kMaxMeshes = 1024;
+    std::vector<int> divs;
+    for (int d = 2; int64_t(d) * d <= p; ++d)
+      if (p % d == 0) divs.push_back(d);
+    for (size_t i = divs.size(); i-- > 0;)
+      if (divs[i] != p / divs[i]) divs.push_back(p / divs[i]);
+    divs.push_back(p);
+    std::sort(divs.begin(), divs.end());
+    divs.erase(std::unique(divs.begin(), divs.end()), divs.end());
+    for (size_t dims = 2;; ++dims) {
+      std::vector<std::vector<int>> more;
+      factorizations(p, divs, dims, kMaxMeshes, cur, more);
+      if (more.size() > kMaxMeshes) break;
+      const bool grew = more.size() > fs.size();
+      fs = std::move(more);
+      if (!grew) break;  // every factorisation is in
+    }
+    std::vector<int> finest;
+    for (int q = p, d = 2; q > 1;) {
+      if (q % d == 0) {
+        finest.push_back(d);
+        q /= d;
+      } else {
+        ++d;
+      }
+    }
+    if (finest.size() >= 2 && std::find(fs.begin(), fs.end(), finest) == fs.end()) fs.push_back(finest);
+  }
   std::vector<Mesh> out;
   for (auto& f : fs)
     for (bool with_m : {true, false}) out.push_back({f, strategy_for(op, int(f.size()), with_m)});

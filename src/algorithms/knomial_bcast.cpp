@@ -36,6 +36,13 @@ Algorithm knomial_bcast_algorithm() {
   a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix: each rank sends to k-1 children per round"}};
   a.generate = generate;
   a.variants = variants;
+  // ⌈log_k p⌉ rounds; in each the last of k-1 children hears k-2+λ after its start.
+  a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
+    const uint64_t k = uint64_t(param_int(ctx, "k", 2)), p = uint64_t(ctx.coll.nranks);
+    double rounds = 0;
+    for (uint64_t reach = 1; reach < p; reach = reach > p / k ? p : reach * k) ++rounds;
+    return postal_estimate(ctx, [&](double lambda) { return rounds * (double(k) - 2 + lambda); });
+  };
   return a;
 }
 }  // namespace hetcoll

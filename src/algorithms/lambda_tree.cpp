@@ -15,6 +15,7 @@
 #include "algorithms/all.hpp"
 #include "algorithms/common.hpp"
 #include "algorithms/broadcast_trees.hpp"
+#include "algorithms/postal_math.hpp"
 #include "algorithms/primitives.hpp"
 #include "algorithms/registry.hpp"
 #include "util/error.hpp"
@@ -70,6 +71,11 @@ Algorithm lambda_tree_algorithm() {
   a.params = {{"lambda", ParamKind::real, 1, postal::kMaxLambda, false, "the postal latency to build the tree for (default: the model's)"}};
   a.generate = generate_lambda_tree;
   a.distinct = postal_lambda_above_one;
+  // Optimal on the postal model: T_λ(p) (built for another λ: no estimate).
+  a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
+    if (ctx.params.count("lambda")) return std::nullopt;
+    return postal_estimate(ctx, [&](double lambda) { return postal::T(lambda, uint64_t(ctx.coll.nranks)); });
+  };
   return a;
 }
 

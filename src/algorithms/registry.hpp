@@ -49,19 +49,23 @@ using Generator = Schedule (*)(const GenContext&);
 struct Terms {
   double alpha = 0, beta = 0, gamma = 0;
   uint64_t messages = 0;  // all messages of the schedule, when the closed form knows (0: unknown)
+  // Model time that is no multiple of α, β or γ: estimates of trees on the
+  // postal view of the model (postal_estimate in common.hpp).
+  double fixed = 0;
   Terms& operator+=(const Terms& o) {
     alpha += o.alpha;
     beta += o.beta;
     gamma += o.gamma;
     messages += o.messages;
+    fixed += o.fixed;
     return *this;
   }
   friend Terms operator+(Terms a, const Terms& b) { return a += b; }
-  friend Terms operator*(double k, Terms a) { return {k * a.alpha, k * a.beta, k * a.gamma, 0}; }
+  friend Terms operator*(double k, Terms a) { return {k * a.alpha, k * a.beta, k * a.gamma, 0, k * a.fixed}; }
 };
 struct HockneyParams {
   double alpha, beta, gamma;
-  double time(const Terms& t) const { return t.alpha * alpha + t.beta * beta + t.gamma * gamma; }
+  double time(const Terms& t) const { return t.alpha * alpha + t.beta * beta + t.gamma * gamma + t.fixed; }
 };
 
 // The exact time on a Hockney model of the schedule that generate() builds

@@ -29,6 +29,10 @@ Algorithm star_bcast_algorithm() {
   a.cost = "(p-1)(alpha + m beta)";
   a.source = "Banikazemi et al. 1999 §3 (sequential tree)";
   a.generate = generate;
+  // The last rank's send starts p-2 sends in and arrives λ later.
+  a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
+    return postal_estimate(ctx, [&](double lambda) { return ctx.coll.nranks < 2 ? 0.0 : double(ctx.coll.nranks) - 2 + lambda; });
+  };
   return a;
 }
 }  // namespace hetcoll

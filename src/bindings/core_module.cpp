@@ -13,6 +13,7 @@
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
 #include "plan/overrides.hpp"
+#include "plan/decision_table.hpp"
 #include "plan/planner.hpp"
 #include "schedule/validator.hpp"
 #include "sim/simulator.hpp"
@@ -49,6 +50,7 @@ std::vector<nb::dict> candidate_dicts(const PlanResult& pr) {
     d["algorithm"] = cand.algorithm;
     d["predicted"] = cand.predicted;
     d["closed_form"] = cand.closed_form;
+    d["estimated"] = cand.estimated;
     d["messages"] = cand.messages;
     d["latency"] = cand.split.latency;
     d["bandwidth"] = cand.split.bandwidth;
@@ -208,6 +210,53 @@ NB_MODULE(_core, m) {
                }
              return out;
            })
+      .def("broadcast_tree",
+           [](const Schedule& s, const SimResult& sim) -> nb::object {
+             // If every rank but one receives exactly one message: the tree,
+             // as arrays by rank (parent -1 at the root; when the parent
+             // started the send; when the data is usable) and each rank's
+             // children in the order they were sent to (CSR). Else None.
+             const int n = s.nranks();
+             if (s.message_count() != uint64_t(std::max(n - 1, 0))) return nb::none();
+             if (sim.start.size() != s.total_ops() || sim.end.size() != s.total_ops())
+               throw InputError("broadcast_tree needs the simulation's timeline");
+             Matching mt = match_messages(s, 4);
+             if (!mt.errors.empty()) throw ScheduleError(mt.errors.front());
+             std::vector<int> parent(size_t(n), -1);
+             std::vector<double> sent(size_t(n), 0.0), received(size_t(n), 0.0);
+             for (int r = 0; r < n; ++r)
+               for (size_t i = 0; i < s.num_ops(r); ++i) {
+                 const Op& o = s.op(r, i);
+                 if (o.kind != OpKind::send) continue;
+                 const uint64_t g = s.first_op(r) + i, rg = mt.partner[g];
+                 if (parent[size_t(o.peer)] >= 0) return nb::none();
+                 parent[size_t(o.peer)] = r;
+                 sent[size_t(o.peer)] = sim.start[g];
+                 received[size_t(o.peer)] = sim.end[rg];
+               }
+             int roots = 0;
+             for (int r = 0; r < n; ++r) roots += parent[size_t(r)] < 0;
+             if (roots != 1) return nb::none();
+             std::vector<uint64_t> child_at(size_t(n) + 1, 0);
+             for (int r = 0; r < n; ++r)
+               if (parent[size_t(r)] >= 0) ++child_at[size_t(parent[size_t(r)]) + 1];
+             for (int r = 0; r < n; ++r) child_at[size_t(r) + 1] += child_at[size_t(r)];
+             std::vector<int> children(child_at[size_t(n)]);
+             std::vector<uint64_t> fill(child_at.begin(), child_at.end() - 1);
+             for (int r = 0; r < n; ++r)
+               if (parent[size_t(r)] >= 0) children[fill[size_t(parent[size_t(r)])]++] = r;
+             for (int r = 0; r < n; ++r)
+               std::sort(children.begin() + long(child_at[size_t(r)]), children.begin() + long(child_at[size_t(r) + 1]),
+                         [&](int a, int b) { return std::make_pair(sent[size_t(a)], a) < std::make_pair(sent[size_t(b)], b); });
+             nb::dict d;
+             d["parent"] = parent;
+             d["sent"] = sent;
+             d["received"] = received;
+             d["child_at"] = child_at;
+             d["children"] = children;
+             return d;
+           },
+           "sim"_a)
       .def("validate",
            [](const Schedule& s) { return report_dict(validate(s)); })
       .def("simulate",
@@ -272,11 +321,36 @@ NB_MODULE(_core, m) {
           out["note"] = d.note;
           out["representative"] = rep;
           out["size_class"] = counts_known_everywhere(c.op) ? size_class(c.size_bytes()) : -1;
+          if (d.weighed) out["candidates"] = candidate_dicts(*d.weighed);
+          else out["candidates"] = nb::none();
           return out;
         },
         "collective"_a, "model"_a, "overrides"_a = "",
         "the decision the MPI layer makes for this call: overrides, then the best candidate for the call's size "
         "class (planned on 'representative')");
+  m.def("decision_table",
+        [](const MachineModel& mm, const std::vector<int>& ranks, const std::vector<std::string>& ops,
+           uint64_t max_bytes, const std::vector<uint32_t>& elems) {
+          std::vector<CollOp> cops;
+          for (auto& o : ops) cops.push_back(coll_op_from_name(o));
+          ModelPtr model = parse_model(mm.spec());
+          nb::gil_scoped_release release;
+          return build_decision_table(model, ranks, cops, max_bytes, elems).to_json().dump(1);
+        },
+        "model"_a, "ranks"_a, "ops"_a, "max_bytes"_a, "elem_sizes"_a,
+        "the planner's decisions for these group sizes, collectives (root 0), element sizes and every size class up "
+        "to max_bytes, as the JSON the MPI layer loads (HETCOLL_TABLE)");
+  m.def("check_decision_table",
+        [](const std::string& path, const MachineModel& mm) {
+          DecisionTable t = load_decision_table(path);
+          nb::dict d;
+          d["entries"] = t.entries.size();
+          d["model"] = t.model;
+          d["version"] = t.version;
+          d["mismatch"] = table_mismatch(t, mm, 0);
+          return d;
+        },
+        "path"_a, "model"_a, "load and check a decision table file; 'mismatch' says why it would not serve this model");
   m.def("size_bytes", [](const Collective& c) { return c.size_bytes(); }, "collective"_a);
   m.def("size_class", &size_class, "bytes"_a, "the planner's size class of a call of this many bytes");
   m.def("size_class_floor", &size_class_floor, "cls"_a, "the smallest size of a class");

@@ -16,6 +16,9 @@ const std::vector<Setting>& settings() {
        "memory (3 us per message, 10 GB/s, receives keep the CPU busy)"},
       {"HETCOLL_ALGO", "",
        "algorithm overrides, e.g. 'bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect' (the grammar in the README)"},
+      {"HETCOLL_TABLE", "",
+       "a decision table written by 'hetcoll plan --table' for this model: first calls of the classes it covers "
+       "cost a lookup instead of planning"},
       {"HETCOLL_DEBUG", "", "'explain': one line on stderr per new decision and per fallback to the native MPI"},
       {"HETCOLL_DISABLE", "0", "'1': every collective goes to the native MPI"},
       {"HETCOLL_HANG_TIMEOUT", "120",

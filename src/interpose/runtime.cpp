@@ -34,8 +34,11 @@ Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
   Collective call = c;
   call.in_place = false;  // in-place is the root's affair: decide as everybody does
   const bool per_rank = pl.model().ranks() > 0;
-  Decision d = pl.decide(call, per_rank ? st.group_key : 0, per_rank ? st.world_ranks : std::vector<int>{});
-  if (d.fresh && rank == 0 && config().explain) {
+  bool fresh = false;
+  const std::shared_ptr<const Decision> shared =
+      pl.decide_shared(call, per_rank ? st.group_key : 0, per_rank ? st.world_ranks : std::vector<int>{}, &fresh);
+  const Decision& d = *shared;
+  if (fresh && rank == 0 && config().explain) {
     if (!d.note.empty() && !d.native()) say(cat(describe_call(call), ": ", d.note));
     std::string line = cat(describe_call(call), ": ", d.algorithm);
     if (d.native()) {

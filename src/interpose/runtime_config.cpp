@@ -33,8 +33,9 @@ Config& config() {
       if (!v.problem.empty()) c->problems.push_back(v.problem);
     };
     SettingValue dis = setting("HETCOLL_DISABLE"), dbg = setting("HETCOLL_DEBUG"), prof = setting("HETCOLL_PROFILE"),
-                 algo = setting("HETCOLL_ALGO"), hang = setting("HETCOLL_HANG_TIMEOUT");
-    for (auto* v : {&dis, &dbg, &prof, &algo, &hang}) note(*v);
+                 algo = setting("HETCOLL_ALGO"), hang = setting("HETCOLL_HANG_TIMEOUT"),
+                 table = setting("HETCOLL_TABLE");
+    for (auto* v : {&dis, &dbg, &prof, &algo, &hang, &table}) note(*v);
     if (auto d = yes_no(dis.value)) c->disabled = *d;
     else c->problems.push_back(cat("HETCOLL_DISABLE='", dis.value, "' is not 1 or 0: ignored (hetcoll runs)"));
     c->explain = dbg.value == "explain" || dbg.value == "1";
@@ -72,7 +73,16 @@ Config& config() {
       c->problems.push_back(cat("unknown variable ", u.name, " ignored",
                                 u.suggestion.empty() ? std::string() : " (did you mean " + u.suggestion + "?)",
                                 "; 'hetcoll config' lists the variables"));
-    c->planner = std::make_shared<Planner>(model, overrides);
+    if (!table.value.empty()) {
+      try {
+        c->table = std::make_shared<const DecisionTable>(load_decision_table(table.value));
+        const std::string why = table_mismatch(*c->table, *model, overrides.rules().size());
+        if (!why.empty()) c->problems.push_back(cat("HETCOLL_TABLE not used: ", why));
+      } catch (const std::exception& e) {
+        c->problems.push_back(cat("HETCOLL_TABLE ignored: ", e.what()));
+      }
+    }
+    c->planner = std::make_shared<Planner>(model, overrides, c->table);
     return c;
   }();
   return *cfg;
@@ -92,7 +102,7 @@ void set_model(const std::string& spec) {
       PMPI_Comm_size(MPI_COMM_WORLD, &world) == MPI_SUCCESS && m->ranks() != world)
     throw InputError(cat("the model describes ", m->ranks(), " ranks, the job has ", world));
   std::lock_guard<std::mutex> lock(c.mu);
-  c.planner = std::make_shared<Planner>(m, c.planner->overrides());
+  c.planner = std::make_shared<Planner>(m, c.planner->overrides(), c.table);
   c.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -100,7 +110,7 @@ void set_overrides(const std::string& rules) {
   Config& c = config();
   Overrides o = Overrides::parse(rules);
   std::lock_guard<std::mutex> lock(c.mu);
-  c.planner = std::make_shared<Planner>(c.planner->model_ptr(), o);
+  c.planner = std::make_shared<Planner>(c.planner->model_ptr(), o, c.table);
   c.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -112,7 +122,7 @@ void check_profile_fits(int world_size) {
   std::string note = cat("HETCOLL_PROFILE describes ", ranks, " ranks, the job has ", world_size, "; using ",
                          c.default_model);
   if (c.reported.insert(note).second) say(note);
-  c.planner = std::make_shared<Planner>(parse_model(c.default_model), c.planner->overrides());
+  c.planner = std::make_shared<Planner>(parse_model(c.default_model), c.planner->overrides(), c.table);
   c.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 

@@ -21,6 +21,7 @@ struct Config {
   std::string default_model;  // HETCOLL_PROFILE's default
   std::mutex mu;
   std::shared_ptr<Planner> planner;
+  std::shared_ptr<const DecisionTable> table;  // HETCOLL_TABLE, when it loaded
   std::vector<std::string> problems;  // configuration refused: reported once, on world rank 0
   std::set<std::string> reported;     // messages already printed (explain)
   std::atomic<uint64_t> generation{1};

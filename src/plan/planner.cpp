@@ -21,9 +21,11 @@ std::vector<std::string> specs_of(const Algorithm& a, const Collective& c, const
   return v;
 }
 
+// ops: set to the number of ops generated and simulated.
 Candidate simulate_candidate(const std::string& spec, const Collective& c, const MachineModel& m,
-                             const PlanOptions& opt) {
-  Schedule s = generate(spec, c, m, -1, opt.op_limit);
+                             const PlanOptions& opt, size_t op_limit, uint64_t& ops) {
+  Schedule s = generate(spec, c, m, -1, op_limit);
+  ops = s.total_ops();
   SimOptions so;
   so.timeline = false;
   so.critical_path = opt.explain;
@@ -40,6 +42,21 @@ Candidate simulate_candidate(const std::string& spec, const Collective& c, const
                   h->gamma() > 0 ? r.path.compute / h->gamma() : 0};
   }
   return cand;
+}
+
+// About how many ops a candidate's schedule has, from the programs of two
+// ranks (the first and the last), built alone: the first rank's plus the
+// last's for every other rank. Capped at limit + 1 (more than the budget).
+uint64_t likely_ops(const std::string& spec, const Collective& c, const MachineModel& m, size_t limit) {
+  const int p = c.nranks;
+  try {
+    const uint64_t first = generate(spec, c, m, 0, limit).num_ops(0);
+    if (p == 1) return first;
+    const uint64_t last = generate(spec, c, m, p - 1, limit).num_ops(p - 1);
+    return std::min<uint64_t>(uint64_t(limit) + 1, first + last * uint64_t(p - 1));
+  } catch (const TooLarge&) {
+    return uint64_t(limit) + 1;
+  }
 }
 
 }  // namespace
@@ -89,7 +106,8 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   struct Pending {
     const Algorithm* a;
     std::string spec;
-    double estimate;  // INFINITY: unknown
+    double estimate;      // INFINITY: unknown
+    uint64_t likely_ops;  // from the estimate's terms; 0: unknown
   };
   std::vector<Pending> to_simulate;
   for (const Algorithm* a : algorithms_for(coll.op)) {
@@ -110,23 +128,34 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
     // Settings without an exact closed form are simulated; with many of
     // them only the best few by the estimate (or closed form) on the model's
     // α-β-γ view.
-    std::vector<std::pair<double, std::string>> ranked;
+    struct Ranked {
+      double e;
+      std::string spec;
+      uint64_t ops;
+    };
+    std::vector<Ranked> ranked;
     ClosedForm rank = a->estimate ? a->estimate : a->closed_form;
     HockneyParams est = hockney_estimate(model, coll.size_bytes());
     for (auto& s : others) {
       double e = INFINITY;
+      uint64_t ops = 0;
       if (rank) {
         AlgorithmChoice ch = choose_algorithm(s, coll.op);
         GenContext ctx{coll, model, ch.params, -1};
-        if (auto t = rank(ctx, est)) e = est.time(*t);
+        if (auto t = rank(ctx, est)) {
+          e = est.time(*t);
+          // A send and a receive per message; without a count, every rank
+          // takes part in each step on the critical path.
+          ops = t->messages ? 2 * t->messages : 2 * uint64_t(coll.nranks) * uint64_t(std::max(1.0, std::ceil(t->alpha)));
+        }
       }
-      ranked.emplace_back(e, s);
+      ranked.push_back({e, s, ops});
     }
     if (ranked.size() > opt.max_simulated_variants && rank) {
-      std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.e < y.e; });
       ranked.resize(opt.max_simulated_variants);
     }
-    for (auto& r : ranked) to_simulate.push_back({a, r.second, r.first});
+    for (auto& r : ranked) to_simulate.push_back({a, r.spec, r.e, r.ops});
     for (size_t i = 0; i < exact.size(); ++i) {
       const Terms& t = exact_terms[i];
       Candidate cand;
@@ -137,38 +166,98 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       cand.predicted = hockney.time(t);
       cand.split = {t.alpha * hockney.alpha, t.beta * hockney.beta, t.gamma * hockney.gamma, 0};
       cand.messages = t.messages;
-      if (opt.explain && !cand.messages) cand.messages = generate(exact[i], coll, model).message_count();
+      if (opt.explain && !cand.messages) {
+        try {
+          cand.messages = generate(exact[i], coll, model, -1, opt.op_limit).message_count();
+        } catch (const TooLarge&) {
+        }
+      }
       res.candidates.push_back(std::move(cand));
       registry_index.push_back(size_t(a - registry().data()));
     }
   }
-  // Simulate, skipping (unless explaining) settings whose estimate is 1.5×
-  // the best time known so far or more: they are not going to win.
-  // Candidates without an estimate go first (they must be simulated anyway).
+  // Simulate, best estimate first, skipping (unless explaining) settings
+  // whose estimate is 1.5× the best time known so far or more: they are not
+  // going to win. Candidates without an estimate go first (only the
+  // simulator can price them). The budget bounds the ops generated and
+  // simulated; past it a candidate is priced by its estimate.
   double best = INFINITY;
   for (auto& c : res.candidates) best = std::min(best, c.predicted);
   std::stable_sort(to_simulate.begin(), to_simulate.end(), [](const Pending& x, const Pending& y) {
-    return std::isinf(x.estimate) > std::isinf(y.estimate);
+    if (std::isinf(x.estimate) != std::isinf(y.estimate)) return std::isinf(x.estimate);
+    return x.estimate < y.estimate;
   });
+  const uint64_t budget = opt.sim_budget ? opt.sim_budget : UINT64_MAX;
+  std::vector<double> ratios;      // simulated / estimated, for the candidates that have both
+  std::vector<size_t> estimated;   // indices in res.candidates
+  std::vector<const Algorithm*> too_large;  // algorithms with a setting too large for the budget
   for (auto& pnd : to_simulate) {
     if (!opt.explain && std::isfinite(pnd.estimate) && pnd.estimate > 1.5 * best) continue;
-    try {
-      res.candidates.push_back(simulate_candidate(pnd.spec, coll, model, opt));
-    } catch (const TooLarge&) {
-      res.skipped.push_back(pnd.spec);
-      continue;
+    const uint64_t left = budget - std::min(budget, res.simulated_ops);
+    const size_t limit = size_t(std::min<uint64_t>(opt.op_limit, left));
+    bool priced = false;
+    // A setting of an algorithm whose better setting did not fit will not
+    // either (their sizes differ little); looking costs a generation.
+    const bool sibling_too_large = std::find(too_large.begin(), too_large.end(), pnd.a) != too_large.end();
+    // Every rank takes part in some message: at least a send and a receive per rank.
+    const uint64_t at_least = 2 * uint64_t(coll.nranks - 1);
+    if (limit > 0 && budget != UINT64_MAX &&
+        (sibling_too_large || pnd.likely_ops > limit || at_least > limit ||
+         (!pnd.likely_ops && likely_ops(pnd.spec, coll, model, limit) > limit))) {
+      res.simulated_ops += 2;  // looked at two ranks' programs: too large to simulate now
+      too_large.push_back(pnd.a);
+    } else if (limit > 0) {
+      try {
+        uint64_t ops = 0;
+        res.candidates.push_back(simulate_candidate(pnd.spec, coll, model, opt, limit, ops));
+        res.simulated_ops += ops;
+        priced = true;
+        if (std::isfinite(pnd.estimate) && pnd.estimate > 0) ratios.push_back(res.candidates.back().predicted / pnd.estimate);
+      } catch (const TooLarge&) {
+        res.simulated_ops += limit;  // generated up to the limit before giving up
+        too_large.push_back(pnd.a);
+      }
+    }
+    if (!priced) {
+      if (!std::isfinite(pnd.estimate)) {
+        res.skipped.push_back(pnd.spec);
+        continue;
+      }
+      Candidate cand;
+      cand.algorithm = choose_algorithm(pnd.spec, coll.op).spec();
+      cand.estimated = true;
+      cand.predicted = pnd.estimate;
+      estimated.push_back(res.candidates.size());
+      res.candidates.push_back(std::move(cand));
     }
     best = std::min(best, res.candidates.back().predicted);
     registry_index.push_back(size_t(pnd.a - registry().data()));
   }
+  // Estimates and the simulator disagree by a factor that depends on the
+  // model (receives that share the CPU, per-size costs): put the estimated
+  // candidates on the simulator's scale by the median ratio seen here.
+  if (!estimated.empty() && !ratios.empty()) {
+    std::nth_element(ratios.begin(), ratios.begin() + long(ratios.size() / 2), ratios.end());
+    const double scale = ratios[ratios.size() / 2];
+    for (size_t i : estimated) res.candidates[i].predicted *= scale;
+  }
   if (res.candidates.empty()) {
     if (!res.skipped.empty())
-      throw TooLarge(cat("every ", coll_op_name(coll.op), " schedule for ", coll.nranks, " ranks has more than ",
-                         opt.op_limit, " operations, more than hetcoll simulates"));
+      throw TooLarge(cat("no ", coll_op_name(coll.op), " schedule for ", coll.nranks,
+                         " ranks can be priced: each is larger than the ", opt.sim_budget ? opt.sim_budget : opt.op_limit,
+                         " operations a decision simulates, and none has a closed-form estimate"));
     throw InputError(cat("no algorithm implements ", coll_op_name(coll.op)));
   }
-  rank_candidates(res.candidates, registry_index,
-                  [&](const Candidate& c) { return generate(c.algorithm, coll, model).message_count(); });
+  // Ties go to fewer messages: counted by building the schedule, within the limits.
+  rank_candidates(res.candidates, registry_index, [&](const Candidate& c) -> uint64_t {
+    if (c.estimated) return UINT64_MAX;  // too large to build within the budget: unknown
+    try {
+      return generate(c.algorithm, coll, model, -1, opt.sim_budget ? std::min(opt.sim_budget, opt.op_limit) : opt.op_limit)
+          .message_count();
+    } catch (const TooLarge&) {
+      return UINT64_MAX;
+    }
+  });
   return res;
 }
 
@@ -217,8 +306,25 @@ Collective representative(const Collective& call) {
   return rep;
 }
 
-Planner::Planner(ModelPtr model, Overrides overrides) : model_(std::move(model)), overrides_(std::move(overrides)) {
+Planner::Planner(ModelPtr model, Overrides overrides, std::shared_ptr<const DecisionTable> table)
+    : model_(std::move(model)), overrides_(std::move(overrides)) {
   if (!model_) throw InputError("planner needs a machine model");
+  if (!table || !table_mismatch(*table, *model_, overrides_.rules().size()).empty()) return;
+  for (const TableEntry& e : table->entries) {
+    auto d = std::make_shared<Decision>();
+    if (e.algorithm == "native") {
+      d->algorithm = "native";
+    } else {
+      d->choice = choose_algorithm(e.algorithm, e.op);
+      d->algorithm = d->choice.spec();
+    }
+    d->predicted = e.predicted;
+    d->runner_up = e.runner_up;
+    d->runner_up_predicted = e.runner_up_predicted;
+    d->note = e.note;
+    Key key{uint8_t(e.op), e.order_free, e.nranks, has_root(e.op) ? e.root : 0, e.elem, e.cls, -1, 0};
+    preloaded_ += cache_.emplace(key, std::move(d)).second;
+  }
 }
 
 size_t Planner::KeyHash::operator()(const Key& k) const {
@@ -247,17 +353,29 @@ Decision Planner::planned(const Collective& rep, const std::vector<int>& rank_ma
     return native;
   }
   Decision d;
-  d.choice = choose_algorithm(r.best().algorithm, rep.op);
+  auto weighed = std::make_shared<PlanResult>(std::move(r));
+  const PlanResult& r2 = *weighed;
+  d.weighed = weighed;
+  d.choice = choose_algorithm(r2.best().algorithm, rep.op);
   d.algorithm = d.choice.spec();
-  d.predicted = r.best().predicted;
-  if (r.candidates.size() > 1) {
-    d.runner_up = r.candidates[1].algorithm;
-    d.runner_up_predicted = r.candidates[1].predicted;
+  d.predicted = r2.best().predicted;
+  if (r2.candidates.size() > 1) {
+    d.runner_up = r2.candidates[1].algorithm;
+    d.runner_up_predicted = r2.candidates[1].predicted;
   }
   return d;
 }
 
 Decision Planner::decide(const Collective& call, uint64_t group_key, const std::vector<int>& rank_map) {
+  bool fresh = false;
+  Decision d = *decide_shared(call, group_key, rank_map, &fresh);
+  d.fresh = fresh;
+  return d;
+}
+
+std::shared_ptr<const Decision> Planner::decide_shared(const Collective& call, uint64_t group_key,
+                                                       const std::vector<int>& rank_map, bool* fresh) {
+  if (fresh) *fresh = false;
   const bool sized = counts_known_everywhere(call.op);
   const uint64_t bytes = sized ? call.size_bytes() : 0;
   std::optional<size_t> rule = overrides_.match(call.op, sized ? std::optional<uint64_t>(bytes) : std::nullopt);
@@ -266,11 +384,7 @@ Decision Planner::decide(const Collective& call, uint64_t group_key, const std::
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(key);
-    if (it != cache_.end()) {
-      Decision cached = it->second;
-      cached.fresh = false;
-      return cached;
-    }
+    if (it != cache_.end()) return it->second;
   }
   // Everything below depends only on the key: the representative, the
   // model, the overrides.
@@ -301,12 +415,11 @@ Decision Planner::decide(const Collective& call, uint64_t group_key, const std::
   } else {
     d = planned(rep, rank_map);
   }
-  d.fresh = true;
-  Decision stored = d;
-  stored.fresh = false;
+  auto stored = std::make_shared<const Decision>(std::move(d));
   std::lock_guard<std::mutex> lock(mu_);
   auto [it, inserted] = cache_.emplace(key, stored);
-  return inserted ? d : it->second;  // another thread may have decided meanwhile
+  if (fresh) *fresh = inserted;  // another thread may have decided meanwhile
+  return it->second;
 }
 
 }  // namespace hetcoll

@@ -17,10 +17,16 @@
 // rank saw before: a call is planned as the *representative* of its size
 // class (representative()), so every call of one class gets the same
 // decision whichever of them came first, and the cache only remembers it.
-// When no candidate can be evaluated within the simulation budget (groups
-// of hundreds of thousands of ranks), the decision is the native MPI's.
+// Each decision simulates at most PlanOptions::sim_budget ops in all
+// (candidates in order of their α-β-γ estimates, the most promising first);
+// candidates beyond it are ranked by their estimates, scaled to the
+// simulated ones (Candidate::estimated). So a first decision costs about
+// the same at 4 ranks and at 65,536. When no candidate can be evaluated at
+// all (no estimate and every schedule over the limits), the decision is
+// the native MPI's.
 #pragma once
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -28,6 +34,7 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "plan/decision_table.hpp"
 #include "plan/overrides.hpp"
 #include "sim/simulator.hpp"
 
@@ -37,21 +44,35 @@ struct Candidate {
   std::string algorithm;     // a spec that rebuilds the schedule
   double predicted = 0;      // in the model's unit
   bool closed_form = false;  // from an exact closed form (else simulated)
+  // Not simulated: the decision's simulation budget was spent. predicted is
+  // the algorithm's α-β-γ estimate on the model, scaled by how the
+  // simulated candidates of the same decision compared with theirs.
+  bool estimated = false;
   CostSplit split;           // latency / bandwidth / compute (explain)
   bool has_terms = false;    // Hockney: terms in α, β-bytes, γ-bytes
   Terms terms;
   uint64_t messages = 0;     // all messages of the schedule (0: not built)
 };
 
+// Ops a decision generates and simulates at most (PlanOptions::sim_budget):
+// a few milliseconds of work on one core.
+constexpr size_t kDecisionSimOps = size_t(1) << 15;
+
 struct PlanOptions {
   bool explain = false;                 // critical-path split and message counts for every candidate
   size_t max_simulated_variants = 8;    // per algorithm, without closed forms
   std::vector<int> rank_map;            // group rank → model rank
   size_t op_limit = kMaxScheduleOps;    // candidates with more ops are not simulated
+  // Ops generated and simulated per decision, over all candidates (0: no
+  // limit). Candidates are simulated best estimate first; once the budget
+  // is spent the rest are ranked by their estimates. This bounds a first
+  // decision's cost at any number of ranks.
+  size_t sim_budget = kDecisionSimOps;
 };
 
 struct PlanResult {
   std::string unit;
+  uint64_t simulated_ops = 0;         // ops generated and simulated for this plan
   std::vector<Candidate> candidates;  // best first
   std::vector<std::string> skipped;   // too large to simulate (more than op_limit ops)
   const Candidate& best() const { return candidates.front(); }
@@ -96,15 +117,26 @@ struct Decision {
   bool forced = false;      // by an override
   std::string note;         // why an override that matched was not followed
   bool fresh = false;       // planned by this call (not from the cache)
+  // The candidates weighed for the representative call, best first (when
+  // planned; what `hetcoll plan` lists).
+  std::shared_ptr<const PlanResult> weighed;
 };
 
 class Planner {
  public:
-  explicit Planner(ModelPtr model, Overrides overrides = {});
+  // table: decisions computed ahead of time (plan/decision_table.hpp),
+  // taken into the cache when it fits (table_mismatch() is empty).
+  explicit Planner(ModelPtr model, Overrides overrides = {}, std::shared_ptr<const DecisionTable> table = nullptr);
+  // Decisions taken from the table.
+  size_t preloaded() const { return preloaded_; }
   // The decision for this call. Thread-safe. group_key tells apart groups
   // that sit on different ranks of the model (0: ranks as they are);
   // rank_map maps group ranks to model ranks for models of particular ranks.
   Decision decide(const Collective& call, uint64_t group_key = 0, const std::vector<int>& rank_map = {});
+  // The same decision, shared with the cache (no copy: what the MPI layer
+  // uses). fresh, when given, says whether this call planned it.
+  std::shared_ptr<const Decision> decide_shared(const Collective& call, uint64_t group_key = 0,
+                                                const std::vector<int>& rank_map = {}, bool* fresh = nullptr);
   const MachineModel& model() const { return *model_; }
   const ModelPtr& model_ptr() const { return model_; }
   const Overrides& overrides() const { return overrides_; }
@@ -130,8 +162,9 @@ class Planner {
   Decision planned(const Collective& rep, const std::vector<int>& rank_map) const;
   ModelPtr model_;
   Overrides overrides_;
+  size_t preloaded_ = 0;
   mutable std::mutex mu_;
-  std::unordered_map<Key, Decision, KeyHash> cache_;
+  std::unordered_map<Key, std::shared_ptr<const Decision>, KeyHash> cache_;
 };
 
 }  // namespace hetcoll

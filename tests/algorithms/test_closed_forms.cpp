@@ -11,6 +11,7 @@
 #include <map>
 
 #include "../support/collectives.hpp"
+#include "algorithms/common.hpp"
 #include "algorithms/registry.hpp"
 #include "model/hockney_model.hpp"
 #include "sim/simulator.hpp"
@@ -42,7 +43,15 @@ TEST_P(ClosedForm, EqualsTheSimulator) {
           const bool regular = (p & (p - 1)) == 0 && c.count % uint64_t(p) == 0;
           for (auto& s : specs) {
             auto cf = closed_form(s, c, *model);
-            if (!cf && regular && s == a.name) regular_missing.push_back(c.describe());
+            // Pipelines longer than kMaxRecurrenceSteps stage steps are left to the simulator.
+            bool too_long = false;
+            if (a.name == "chain_bcast" || a.name == "chain_reduce") {
+              const Params none{};
+              GenContext ctx{c, *model, none, -1};
+              const uint64_t k = uint64_t(pipeline_segments(ctx, pipeline_segment(ctx, a.name == "chain_reduce")).size());
+              too_long = uint64_t(p) * k > kMaxRecurrenceSteps;
+            }
+            if (!cf && regular && s == a.name && !too_long) regular_missing.push_back(c.describe());
             if (!cf) continue;
             const auto& h = static_cast<const HockneyModel&>(*model);
             double predicted = cf->alpha * h.alpha() + cf->beta * h.beta() + cf->gamma * h.gamma();

@@ -115,8 +115,10 @@ def test_simulate_seconds_unit(run_cli):
     (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "-a", "lambda_tree[lambda=1e300]"], "lambda='1e300'"),
     (["plan", "alltoallv", "-n", "2000", "-m", "postal:lambda=2"], "up to 1024 ranks"),
     (["plan", "alltoall", "-n", "100000", "-m", "hockney:alpha=1us,beta=1ns"], "too large to build"),
-    (["plan", "allreduce", "-n", "1000000", "-m", "hockney:alpha=2us,beta=1ns", "-b", "8k", "--elem-size", "8"],
+    (["plan", "reduce", "-n", "1000000", "-m", "hockney:alpha=2us,beta=1ns", "-b", "8k", "--elem-size", "8"],
      "the MPI layer leaves this call to the native MPI"),
+    (["plan", "allreduce", "-n", "1000000", "-m", "hockney:alpha=2us,beta=1ns", "-b", "8k", "--elem-size", "8"],
+     "too large to build here"),
     (["alpha-range", "--lambda", "1e9"], "--lambda must be a number from 1"),
     (["alpha-range", "--lambda", "2", "--max-n", "1000000000"], "--max-n must be"),
 ])
@@ -200,7 +202,8 @@ def test_config_lists_every_variable_and_warns_on_misspellings(run_cli, monkeypa
     assert code == 0, err
     d = json.loads(out)
     names = {s["name"] for s in d["settings"]}
-    assert names == {"HETCOLL_PROFILE", "HETCOLL_ALGO", "HETCOLL_DEBUG", "HETCOLL_DISABLE", "HETCOLL_HANG_TIMEOUT"}
+    assert names == {"HETCOLL_PROFILE", "HETCOLL_ALGO", "HETCOLL_TABLE", "HETCOLL_DEBUG", "HETCOLL_DISABLE",
+                     "HETCOLL_HANG_TIMEOUT"}
     algo = next(s for s in d["settings"] if s["name"] == "HETCOLL_ALGO")
     assert algo["value"] == "bcast:@star_bcast" and algo["from_env"]
     assert {"name": "HETCOLL_PROFIL", "suggestion": "HETCOLL_PROFILE"} in d["unknown"]

@@ -18,19 +18,47 @@ MPIRUN = shutil.which("mpirun")
 DEFAULT_MODEL = next(s["default"] for s in _core.settings() if s["name"] == "HETCOLL_PROFILE")
 
 
-@pytest.fixture(scope="module")
-def mpi_decisions():
+def _run_decisions(**settings):
+    """Runs the MPI matrix; (records, stderr)."""
     if not (PROGRAM.exists() and MPIRUN):
         pytest.skip("needs the MPI test programs (build/py) and mpirun")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HETCOLL_")}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", **settings)
     proc = subprocess.run([MPIRUN, "-n", "4", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
                            "--mca", "btl", "self,vader,tcp", str(PROGRAM)],
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     assert len(records) > 100
-    return records
+    return records, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def mpi_decisions():
+    return _run_decisions()[0]
+
+
+def test_a_decision_table_decides_the_same_and_plans_less(mpi_decisions, run_cli, tmp_path):
+    # Decisions written ahead of time (hetcoll plan --table) and loaded with
+    # HETCOLL_TABLE: every call runs what the planner chose without the
+    # table, and the MPI layer plans (and explains) far fewer decisions.
+    table = tmp_path / "table.json"
+    code, out, err = run_cli("plan", "--table", str(table), "-n", "1,2,3,4", "-m", DEFAULT_MODEL)
+    assert code == 0, err
+    with_table, err_table = _run_decisions(HETCOLL_TABLE=str(table), HETCOLL_DEBUG="explain")
+    without, err_plain = _run_decisions(HETCOLL_DEBUG="explain")
+    assert [r["algorithm"] for r in with_table] == [r["algorithm"] for r in mpi_decisions]
+    assert [r["algorithm"] for r in without] == [r["algorithm"] for r in mpi_decisions]
+    assert "HETCOLL_TABLE" not in err_table, err_table[:500]  # loaded and used, no complaint
+    planned = lambda err: sum(", predicted " in line for line in err.splitlines())
+    assert planned(err_plain) > 20
+    assert planned(err_table) < planned(err_plain) / 4, (planned(err_table), planned(err_plain))
+    # A table for another model is refused with one line, and decisions stay right.
+    other = tmp_path / "other.json"
+    assert run_cli("plan", "--table", str(other), "-n", "4", "-m", "hockney:alpha=1us,beta=1ns")[0] == 0
+    refused, err_other = _run_decisions(HETCOLL_TABLE=str(other))
+    assert [r["algorithm"] for r in refused] == [r["algorithm"] for r in mpi_decisions]
+    assert err_other.count("HETCOLL_TABLE not used: it was built for the model") == 1, err_other[:500]
 
 
 def _collective(r):
