@@ -9,8 +9,11 @@ HETCOLL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HETCOLL_ROOT"
 
 # Debian packages: compiler and build tools, GoogleTest, Graphviz (tree
-# renderings), Python's venv module, Open MPI (the MPI layer and its tests).
-need_pkgs=(g++ cmake ninja-build libgtest-dev graphviz python3-venv python3-dev openmpi-bin libopenmpi-dev)
+# renderings), Python's venv module, Open MPI (the MPI layer and its tests;
+# the default MPI), MPICH and SimGrid (the same tests against them:
+# scripts/build_mpich.sh, scripts/build_smpi.sh).
+need_pkgs=(g++ cmake ninja-build libgtest-dev graphviz python3-venv python3-dev openmpi-bin libopenmpi-dev
+           mpich libmpich-dev simgrid libsimgrid-dev)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${need_pkgs[@]}"; do

@@ -1,9 +1,26 @@
 #!/usr/bin/env bash
-# All tests: set up everything on a new machine, then the C++ tests (ctest)
-# and the Python tests (pytest).
+# All tests: set up everything on a new machine, then
+#   1. the C++ tests and the MPI tests against Open MPI (ctest, build/py),
+#   2. the Python tests (pytest),
+#   3. the MPI tests against MPICH (build/mpich),
+#   4. the MPI tests in SimGrid, one rank per simulated host (build/smpi).
+# TEST_MPIS="openmpi" (or any of openmpi mpich smpi) runs fewer.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-echo "== C++ tests (ctest)"
-ctest --test-dir build/py --output-on-failure
-echo "== Python tests (pytest)"
-.venv/bin/python -m pytest -q tests/python
+mpis="${TEST_MPIS:-openmpi mpich smpi}"
+if [[ " $mpis " == *" openmpi "* ]]; then
+  echo "== C++ and MPI tests, Open MPI (ctest, build/py)"
+  ctest --test-dir build/py --output-on-failure
+  echo "== Python tests (pytest)"
+  .venv/bin/python -m pytest -q tests/python
+fi
+if [[ " $mpis " == *" mpich "* ]]; then
+  echo "== MPI tests, MPICH (build/mpich)"
+  bash scripts/build_mpich.sh
+  ctest --test-dir build/mpich --output-on-failure
+fi
+if [[ " $mpis " == *" smpi "* ]]; then
+  echo "== MPI tests, SimGrid SMPI (build/smpi)"
+  bash scripts/build_smpi.sh
+  ctest --test-dir build/smpi --output-on-failure -j2
+fi

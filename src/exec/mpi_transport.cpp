@@ -174,6 +174,18 @@ void MpiTransport::wait_some(std::vector<Request>& done) {
     statuses_[0].MPI_ERROR = rc;
     rc = MPI_ERR_IN_STATUS;
   }
+#elif defined(MPICH_VERSION)
+  // MPICH raises an error of MPI_Waitsome (a truncated message: the user's
+  // mismatch) on MPI_COMM_WORLD's handler, not on the requests' communicator
+  // (hetcoll's duplicate, which returns errors): fatal by default. Return it
+  // to us meanwhile; the handler in effect on the user's communicator
+  // decides later, as with any other MPI.
+  MPI_Errhandler world = MPI_ERRHANDLER_NULL;
+  const bool swapped = PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &world) == MPI_SUCCESS &&
+                       PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+  int rc = PMPI_Waitsome(int(active_.size()), active_.data(), &outcount, indices_.data(), statuses_.data());
+  if (swapped) PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
+  if (world != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&world);
 #else
   int rc = PMPI_Waitsome(int(active_.size()), active_.data(), &outcount, indices_.data(), statuses_.data());
 #endif

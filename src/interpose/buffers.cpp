@@ -70,7 +70,7 @@ void same_size(uint64_t send, uint64_t recv, const char* what) {
 // MPI_IN_PLACE where MPI does not allow it, or send and receive buffers that
 // are the same without it (MPI forbids aliased arguments).
 void no_in_place(const void* buf, const char* what) {
-  if (buf == MPI_IN_PLACE) throw UserError(MPI_ERR_BUFFER, cat("MPI_IN_PLACE is not allowed as ", what));
+  if (buf == MPI_IN_PLACE) throw UserError(MPI_ERR_BUFFER, cat("MPI_IN_PLACE is not allowed as ", what), true);
 }
 void not_aliased(const void* send, const void* recv, bool moves_data) {
   if (moves_data && send == recv && send != nullptr)
@@ -217,7 +217,7 @@ Prepared prepare(const Call& c, const Reduction& red, CommState& st) {
       reduction(count_arg(c.count, "count"));
       const bool ip = c.sendbuf == MPI_IN_PLACE;
       if (ip && c.coll == CollOp::reduce && !is_root)
-        throw UserError(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root of a reduce only");
+        throw UserError(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root of a reduce only", true);
       if (c.coll != CollOp::reduce || is_root) {
         no_in_place(c.recvbuf, "recvbuf");
         not_aliased(c.sendbuf, c.recvbuf, c.count > 0);
@@ -276,7 +276,7 @@ Prepared prepare(const Call& c, const Reduction& red, CommState& st) {
       bool ip = scatter ? is_root && c.recvbuf == MPI_IN_PLACE
                         : c.sendbuf == MPI_IN_PLACE && (!gather || is_root);
       if (c.sendbuf == MPI_IN_PLACE && gather && !is_root)
-        throw UserError(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root of a gather only");
+        throw UserError(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root of a gather only", true);
       // recvbuf is significant at a gather's root, everywhere but at a
       // scatter's root (which may receive in place), and everywhere else.
       if (gather ? is_root : !(scatter && is_root)) no_in_place(c.recvbuf, "recvbuf");
@@ -335,7 +335,7 @@ Prepared prepare(const Call& c, const Reduction& red, CommState& st) {
       const bool knows = allv || is_root;
       bool ip = scatterv ? is_root && c.recvbuf == MPI_IN_PLACE : c.sendbuf == MPI_IN_PLACE && knows;
       if (c.sendbuf == MPI_IN_PLACE && c.coll == CollOp::gatherv && !is_root)
-        throw UserError(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root of a gatherv only");
+        throw UserError(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root of a gatherv only", true);
       if (scatterv ? !is_root : knows) no_in_place(c.recvbuf, "recvbuf");
       if (scatterv && is_root) no_in_place(c.sendbuf, "the sendbuf of a scatterv");
       const int* counts = nullptr;

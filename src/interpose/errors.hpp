@@ -33,11 +33,17 @@ enum class Status {
 
 class UserError : public InputError {
  public:
-  UserError(int mpi_class, const std::string& what) : InputError(what), mpi_class_(mpi_class) {}
+  // answer_here: hetcoll answers it itself rather than passing the call to
+  // the native MPI for its own error (MPI_IN_PLACE where MPI allows none:
+  // MPICH's collectives would dereference it).
+  UserError(int mpi_class, const std::string& what, bool answer_here = false)
+      : InputError(what), mpi_class_(mpi_class), answer_here_(answer_here) {}
   int mpi_class() const { return mpi_class_; }
+  bool answer_here() const { return answer_here_; }
 
  private:
   int mpi_class_;
+  bool answer_here_;
 };
 
 struct Decline {
@@ -49,6 +55,7 @@ struct LastError {
   Status status = Status::ok;
   int mpi_code = MPI_SUCCESS;  // the MPI error code (a class for bad arguments)
   std::string message;
+  bool answer_here = false;  // a bad argument hetcoll answers itself (UserError::answer_here)
 };
 const LastError& last_error() noexcept;
 

@@ -22,11 +22,14 @@ template <class Native>
 int finish(const Call& c, Native&& native) {
   const Status s = run(c);
   if (s == Status::ok) return MPI_SUCCESS;
-  if (s == Status::unsupported || s == Status::bad_argument) {
+  const LastError& e = last_error();
+  // Invalid arguments go to the native MPI for its own error — except
+  // MPI_IN_PLACE where MPI does not allow it: MPICH takes it for a buffer
+  // address and crashes copying from it. hetcoll answers MPI_ERR_BUFFER.
+  if (s == Status::unsupported || (s == Status::bad_argument && !e.answer_here)) {
     WatchedCall watch(mpi_name(c.coll), &kNativeWhere, true);
     return native();
   }
-  const LastError& e = last_error();
   if (s == Status::internal)
     std::fprintf(stderr, "hetcoll: %s (a bug in hetcoll: please report it; HETCOLL_DISABLE=1 avoids it)\n",
                  e.message.c_str());

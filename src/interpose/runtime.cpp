@@ -215,10 +215,11 @@ Status execute_call(const Call& call) {
   return Status::ok;
 }
 
-Status fail(Status s, int code, const std::string& message) {
+Status fail(Status s, int code, const std::string& message, bool answer_here = false) {
   t_last.status = s;
   t_last.mpi_code = code;
   t_last.message = message;
+  t_last.answer_here = answer_here;
   return s;
 }
 
@@ -234,7 +235,7 @@ Status run(const Call& call) noexcept {
       say_once(why + " → native MPI");
       return fail(Status::unsupported, MPI_SUCCESS, why);
     } catch (const UserError& e) {
-      return fail(Status::bad_argument, e.mpi_class(), cat(name, ": ", e.what()));
+      return fail(Status::bad_argument, e.mpi_class(), cat(name, ": ", e.what()), e.answer_here());
     } catch (const MpiError& e) {
       return fail(Status::mpi_error, e.code(), cat(name, ": ", e.what()));
     } catch (const std::bad_alloc&) {

@@ -1,7 +1,8 @@
 # A rank arrives 4 s late to an allreduce; with HETCOLL_HANG_TIMEOUT=1 the
 # others must report what they wait for — the collective, the communicator,
 # a message involving the late rank — and the call must then complete.
-set(args -n 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp -x HETCOLL_HANG_TIMEOUT=1)
+include(${CMAKE_CURRENT_LIST_DIR}/mpirun.cmake)
+mpirun_args(args 3 HETCOLL_HANG_TIMEOUT=1)
 execute_process(COMMAND ${MPIRUN} ${args} ${APP} hang RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("rc=${rc}\n${out}${err}")
 if(NOT rc EQUAL 0)

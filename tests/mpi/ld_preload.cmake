@@ -1,10 +1,12 @@
 # Runs the plain MPI program twice: natively, then with LD_PRELOAD of
 # libhetcoll_mpi.so and HETCOLL_DEBUG=explain. Both must succeed; only the
 # second may (and must) show hetcoll's decisions.
+include(${CMAKE_CURRENT_LIST_DIR}/mpirun.cmake)
 foreach(mode native preload)
-  set(args -n 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp)
   if(mode STREQUAL preload)
-    list(APPEND args -x LD_PRELOAD=${LIB} -x HETCOLL_DEBUG=explain)
+    mpirun_args(args 4 LD_PRELOAD=${LIB} HETCOLL_DEBUG=explain)
+  else()
+    mpirun_args(args 4)
   endif()
   execute_process(COMMAND ${MPIRUN} ${args} ${APP} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("${mode}: rc=${rc}\n${out}${err}")
@@ -24,8 +26,8 @@ endforeach()
 # that does not parse, a profile that is not one. The program still runs
 # (correctly, on hetcoll's defaults) and world rank 0 alone says, once each,
 # what was ignored.
-set(args -n 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp -x LD_PRELOAD=${LIB}
-    -x HETCOLL_PROFIL=hockney:alpha=1us,beta=1ns -x HETCOLL_ALGO=bcast:@chain_bcast[seg=0] -x HETCOLL_PROFILE=/dev/zero)
+mpirun_args(args 4 LD_PRELOAD=${LIB} HETCOLL_PROFIL=hockney:alpha=1us,beta=1ns HETCOLL_ALGO=bcast:@chain_bcast[seg=0]
+            HETCOLL_PROFILE=/dev/zero)
 execute_process(COMMAND ${MPIRUN} ${args} ${APP} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("bad environment: rc=${rc}\n${out}${err}")
 if(NOT rc EQUAL 0)
@@ -43,9 +45,8 @@ endforeach()
 
 # HETCOLL_DISABLE takes yes/no words; anything else is reported and ignored.
 foreach(value off maybe)
-  execute_process(COMMAND ${MPIRUN} -n 2 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp
-                  -x LD_PRELOAD=${LIB} -x HETCOLL_DEBUG=explain -x HETCOLL_DISABLE=${value} ${APP}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  mpirun_args(args 2 LD_PRELOAD=${LIB} HETCOLL_DEBUG=explain HETCOLL_DISABLE=${value})
+  execute_process(COMMAND ${MPIRUN} ${args} ${APP} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("HETCOLL_DISABLE=${value}: rc=${rc}\n${err}")
   string(FIND "${err}" "hetcoll: allreduce p=2" ran)
   if(NOT rc EQUAL 0 OR ran EQUAL -1)

@@ -1,0 +1,21 @@
+# mpirun_args(OUT N [VAR=VALUE]...): the launcher arguments for N ranks with
+# these environment variables, for the MPI in use (FLAVOR: openmpi, mpich).
+# Open MPI: oversubscribed and yielding when idle (more ranks than cores).
+function(mpirun_args out n)
+  if(FLAVOR STREQUAL "mpich")
+    set(args -n ${n})
+    foreach(kv ${ARGN})
+      string(FIND "${kv}" "=" eq)
+      string(SUBSTRING "${kv}" 0 ${eq} name)
+      math(EXPR from "${eq} + 1")
+      string(SUBSTRING "${kv}" ${from} -1 value)
+      list(APPEND args -genv ${name} ${value})
+    endforeach()
+  else()
+    set(args -n ${n} --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp)
+    foreach(kv ${ARGN})
+      list(APPEND args -x ${kv})
+    endforeach()
+  endif()
+  set(${out} ${args} PARENT_SCOPE)
+endfunction()
