@@ -8,9 +8,9 @@ if ! command -v smpirun >/dev/null || [[ ! -f /usr/include/smpi/mpi.h ]]; then
   if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
     echo "build_smpi: installing SimGrid"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq simgrid libsimgrid-dev >/dev/null
+    apt-get update -qq && apt-get install -y -qq libsimgrid-dev >/dev/null
   else
-    echo "build_smpi: SimGrid is missing (apt-get install simgrid libsimgrid-dev)" >&2
+    echo "build_smpi: SimGrid is missing (apt-get install libsimgrid-dev)" >&2
     exit 1
   fi
 fi

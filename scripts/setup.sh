@@ -13,7 +13,7 @@ cd "$HETCOLL_ROOT"
 # the default MPI), MPICH and SimGrid (the same tests against them:
 # scripts/build_mpich.sh, scripts/build_smpi.sh).
 need_pkgs=(g++ cmake ninja-build libgtest-dev graphviz python3-venv python3-dev openmpi-bin libopenmpi-dev
-           mpich libmpich-dev simgrid libsimgrid-dev)
+           mpich libmpich-dev libsimgrid-dev)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${need_pkgs[@]}"; do

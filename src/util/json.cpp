@@ -236,7 +236,10 @@ class Parser {
     if (consume("false")) return Value(false);
     if (consume("null")) return Value();
     if (c == '-' || (c >= '0' && c <= '9')) return parse_number();
-    fail(cat("unexpected character '", c, "'"));
+    if (c >= 0x20 && c < 0x7f) fail(cat("unexpected character '", c, "'"));
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", unsigned(static_cast<unsigned char>(c)));
+    fail(cat("unexpected byte ", hex, " (not JSON text)"));
   }
 
   Value parse_object(int depth) {
