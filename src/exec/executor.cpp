@@ -259,7 +259,11 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
     if (outstanding == 0)
       throw ScheduleError(cat(p.algorithm, ": stuck with ", n - completed, " ops left"));
     x.done.clear();
-    t.wait_some(x.done);
+    // A send waiting for the port: the one in flight may be done already
+    // (eager); ask before blocking, which may give the CPU away.
+    if (next_send < p.sends.size() && sends_out >= p.send_ports && x.send_posted[p.sends[next_send]])
+      t.test_some(x.done);
+    if (x.done.empty()) t.wait_some(x.done);
     for (auto r : x.done) {
       const Transport::Request req = r - first;
       if (r < first || req >= x.in_flight.size() || x.in_flight[req] == UINT32_MAX)

@@ -64,6 +64,13 @@ class MpiTransport : public Transport {
   Request isend(const void* buf, size_t bytes, int peer, int tag) override;
   Request irecv(void* buf, size_t bytes, int peer, int tag) override;
   void wait_some(std::vector<Request>& done) override;
+  void test_some(std::vector<Request>& done) override;
+
+ private:
+  // Waitsome (block) or Testsome, and the bookkeeping of what completed.
+  void complete_some(std::vector<Request>& done, bool block);
+
+ public:
   void send(const void* buf, size_t bytes, int peer, int tag) override;  // PMPI_Send
   void recv(void* buf, size_t bytes, int peer, int tag) override;        // PMPI_Recv
 

@@ -21,6 +21,10 @@ class Transport {
   // Blocks until at least one posted request has completed; appends the
   // completed ones to `done`. Each request completes exactly once.
   virtual void wait_some(std::vector<Request>& done) = 0;
+  // The same without blocking: appends what has completed, maybe nothing.
+  // The executor asks before it blocks while a send waits for the port
+  // (an eager send is usually done by then). The default asks nothing.
+  virtual void test_some(std::vector<Request>&) {}
   // A whole send or receive, for when the executor has nothing else to do
   // meanwhile (no request in flight): the same as posting it and waiting,
   // which is the default; a transport may do it more cheaply.
