@@ -1,5 +1,7 @@
 #include "exec/mpi_transport.hpp"
 
+#include <mutex>
+
 #include <algorithm>
 #include <climits>
 
@@ -196,12 +198,25 @@ void MpiTransport::complete_some(std::vector<Request>& done, bool block) {
   // (hetcoll's duplicate, which returns errors): fatal by default. Return it
   // to us meanwhile; the handler in effect on the user's communicator
   // decides later, as with any other MPI.
-  MPI_Errhandler world = MPI_ERRHANDLER_NULL;
-  const bool swapped = PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &world) == MPI_SUCCESS &&
-                       PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+  // Threads waiting at once share one swap: the first saves the handler,
+  // the last puts it back.
+  static std::mutex swap_mu;
+  static int waiting = 0;
+  static MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+  {
+    std::lock_guard<std::mutex> lock(swap_mu);
+    if (waiting++ == 0 && PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved) == MPI_SUCCESS)
+      PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  }
   int rc = some();
-  if (swapped) PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
-  if (world != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&world);
+  {
+    std::lock_guard<std::mutex> lock(swap_mu);
+    if (--waiting == 0 && saved != MPI_ERRHANDLER_NULL) {
+      PMPI_Comm_set_errhandler(MPI_COMM_WORLD, saved);
+      PMPI_Errhandler_free(&saved);
+      saved = MPI_ERRHANDLER_NULL;
+    }
+  }
 #else
   int rc = some();
 #endif

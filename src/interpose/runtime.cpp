@@ -104,6 +104,9 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
   try {
     s = optimize_for_execution(generate(d.choice, run_coll, pl->model(), rank));
   } catch (const InputError& e) {
+    // A decision table is the user's file: an entry that does not fit the
+    // call (edited by hand) sends it to the native MPI, on every rank alike.
+    if (d.from_table) throw Decline{cat("HETCOLL_TABLE's ", d.algorithm, " does not fit this call: ", e.what())};
     // The planner checked this decision on its representative call; a
     // generator refusing the call itself is hetcoll's bug.
     throw std::logic_error(cat(d.algorithm, " could not be built for ", run_coll.describe(), ": ", e.what()));

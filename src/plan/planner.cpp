@@ -322,6 +322,7 @@ Planner::Planner(ModelPtr model, Overrides overrides, std::shared_ptr<const Deci
     d->runner_up = e.runner_up;
     d->runner_up_predicted = e.runner_up_predicted;
     d->note = e.note;
+    d->from_table = true;
     Key key{uint8_t(e.op), e.order_free, e.nranks, has_root(e.op) ? e.root : 0, e.elem, e.cls, -1, 0};
     preloaded_ += cache_.emplace(key, std::move(d)).second;
   }

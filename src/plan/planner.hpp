@@ -117,6 +117,7 @@ struct Decision {
   bool forced = false;      // by an override
   std::string note;         // why an override that matched was not followed
   bool fresh = false;       // planned by this call (not from the cache)
+  bool from_table = false;  // taken from a decision table (HETCOLL_TABLE)
   // The candidates weighed for the representative call, best first (when
   // planned; what `hetcoll plan` lists).
   std::shared_ptr<const PlanResult> weighed;

@@ -92,3 +92,22 @@ def test_the_command_line_names_what_mpi_ran(mpi_decisions, run_cli):
         code, out, err = run_cli(*args)
         assert code == 0, err
         assert json.loads(out)["algorithm"] == r["algorithm"], (r, out[:200])
+
+
+def test_a_hand_edited_table_entry_that_does_not_fit_goes_native(mpi_decisions, run_cli, tmp_path):
+    # A table is the user's file: an entry naming an algorithm that cannot
+    # build the call (a 2x3 mesh for 4 ranks) sends those calls to the native
+    # MPI on every rank alike — no error, no hang, right results.
+    table = tmp_path / "table.json"
+    assert run_cli("plan", "--table", str(table), "-n", "4", "-m", DEFAULT_MODEL)[0] == 0
+    data = json.loads(table.read_text())
+    edited = 0
+    for row in data["entries"]:
+        if row[0] == "bcast" and row[2] == 4:
+            row[6] = "hybrid_bcast[mesh=2x3:SMC]"
+            edited += 1
+    assert edited > 10
+    table.write_text(json.dumps(data))
+    records, err = _run_decisions(HETCOLL_TABLE=str(table), HETCOLL_DEBUG="explain")
+    assert len(records) == len(mpi_decisions)
+    assert "bug" not in err and "does not fit this call" in err, err[:800]
