@@ -11,9 +11,9 @@ cd "$HETCOLL_ROOT"
 # Debian packages: compiler and build tools, GoogleTest, Graphviz (tree
 # renderings), Python's venv module, Open MPI (the MPI layer and its tests;
 # the default MPI), MPICH and SimGrid (the same tests against them:
-# scripts/build_mpich.sh, scripts/build_smpi.sh).
+# scripts/build_mpich.sh, scripts/build_smpi.sh), nlohmann/json (profiles).
 need_pkgs=(g++ cmake ninja-build libgtest-dev graphviz python3-venv python3-dev openmpi-bin libopenmpi-dev
-           mpich libmpich-dev libsimgrid-dev)
+           mpich libmpich-dev libsimgrid-dev nlohmann-json3-dev)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${need_pkgs[@]}"; do
@@ -38,10 +38,10 @@ if [[ ! -x .venv/bin/python ]]; then
   "$PYTHON" -m venv .venv
 fi
 # Build requirements and test/plot dependencies from PyPI.
-if ! .venv/bin/python -c "import nanobind, scikit_build_core, pytest, matplotlib, numpy" 2>/dev/null; then
+if ! .venv/bin/python -c "import nanobind, scikit_build_core, pytest, matplotlib, numpy, jsonschema" 2>/dev/null; then
   echo "setup: installing Python packages"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q "nanobind>=2.0" "scikit-build-core>=0.9" pytest matplotlib numpy
+  .venv/bin/python -m pip install -q "nanobind>=2.0" "scikit-build-core>=0.9" pytest matplotlib numpy jsonschema
 fi
 
 echo "setup: building (cmake + ninja via pip, build dir build/py)"

@@ -485,6 +485,81 @@ def cmd_lib(args) -> int:
     return 0
 
 
+def cmd_probe(args) -> int:
+    from pathlib import Path
+
+    from . import profile as prof
+
+    exe = prof.probe_executable()
+    if not Path(exe).exists():
+        raise CliError("hetcoll-probe was not built (no MPI found at build time: "
+                       "apt-get install libopenmpi-dev, then pip install . again)")
+    probe_args = [exe, "-o", args.output, "--repeats", str(args.repeats), "--threshold", str(args.threshold),
+                  "--large", str(args.large)]
+    if args.budget is not None:
+        probe_args += ["--budget", str(args.budget)]
+    if args.sequential:
+        probe_args.append("--sequential")
+    if args.no_lambda:
+        probe_args.append("--no-lambda")
+    extra = list(args.mpirun_args or [])
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    cmd, env = prof.mpirun_command(args.np, probe_args, extra)
+    if args.dry_run:
+        print(" ".join(cmd))
+        return 0
+    rc = subprocess.run(cmd, env=env).returncode
+    if rc != 0:
+        raise CliError(f"the probe failed (exit {rc}): {' '.join(cmd)}")
+    p = prof.load(args.output, with_pairs=False)
+    print(f"hetcoll: profile of {len(p['hosts'])} hosts in {p['subnets']['count']} subnets written to {args.output}; "
+          f"'hetcoll profile show {args.output}' summarises it, HETCOLL_PROFILE={args.output} uses it")
+    return 0
+
+
+def cmd_profile_show(args) -> int:
+    from . import profile as prof
+
+    p = prof.load(args.file, with_pairs=args.json)
+    if args.json:
+        _emit_json(p)
+    else:
+        print("\n".join(prof.show_lines(p)))
+    return 0
+
+
+def cmd_subnets(args) -> int:
+    from . import profile as prof
+
+    p = prof.load(args.file)
+    if args.json:
+        n = len(p["hosts"])
+        if args.threshold is None:
+            groups = [[h for h in range(n) if p["hosts"][h]["subnet"] == s] for s in range(p["subnets"]["count"])]
+            out = {"threshold": p["subnets"]["threshold"], "gap": p["subnets"]["gap"], "groups": groups}
+        else:
+            part = _core.partition_subnets(p["pairs"]["small_min"], n, args.threshold)
+            out = {"threshold": part["threshold"], "gap": part["gap"], "groups": part["groups"]}
+        out["hosts"] = [h["name"] for h in p["hosts"]]
+        _emit_json(out)
+    else:
+        print("\n".join(prof.subnet_lines(p, args.threshold)))
+    return 0
+
+
+def cmd_ring(args) -> int:
+    from . import profile as prof
+
+    p = prof.load(args.file, with_pairs=False)
+    if args.json:
+        _emit_json({"hosts": [p["hosts"][h]["name"] for h in p["ring"]["hosts"]],
+                    "order": p["ring"]["hosts"], "crossings": p["ring"]["crossings"]})
+    else:
+        print("\n".join(prof.ring_lines(p)))
+    return 0
+
+
 def cmd_bench_report(args) -> int:
     from .benchreport import write_report
 
@@ -634,6 +709,43 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
     br.add_argument("--png", metavar="FILE", help="plot native/hetcoll time ratios by size")
     br.set_defaults(func=cmd_bench_report)
+
+    pr = sub.add_parser("probe", help="measure this machine (an MPI job) and write a profile for HETCOLL_PROFILE",
+                        description="Runs hetcoll-probe under mpirun: pairwise latency and bandwidth (ECO), per-host "
+                        "send/receive overheads (Banikazemi), reduction rates, Bruck's lambda; subnets and ring. "
+                        "Arguments after -- go to mpirun (e.g. -- --hostfile hosts).")
+    pr.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), required=True, help="ranks (put one per host, or more)")
+    pr.add_argument("-o", "--output", default="hetcoll-profile.json", help="profile file (default hetcoll-profile.json)")
+    pr.add_argument("--budget", type=_real_in(0, 1e7, "--budget"), help="seconds the probe may take (default: no limit)")
+    pr.add_argument("--sequential", action="store_true", help="measure one pair at a time (ECO), not p-1 rounds of "
+                    "concurrent pairs")
+    pr.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=5, help="repeats per figure (default 5)")
+    pr.add_argument("--threshold", type=_real_in(0, 10, "--threshold"), default=0.2,
+                    help="ECO's subnet threshold (default 0.2: within 20%%)")
+    pr.add_argument("--large", type=parse_size, default=1 << 20, help="bandwidth message size (default 1M)")
+    pr.add_argument("--no-lambda", action="store_true", help="skip Bruck's lambda experiments")
+    pr.add_argument("--dry-run", action="store_true", help="print the mpirun command, do not run it")
+    pr.add_argument("mpirun_args", nargs=argparse.REMAINDER, help="-- then arguments for mpirun")
+    pr.set_defaults(func=cmd_probe)
+
+    pf = sub.add_parser("profile", help="a machine profile written by 'hetcoll probe'")
+    pfs = pf.add_subparsers(dest="profile_command", metavar="ACTION", parser_class=_Parser)
+    pfs.required = True
+    ps = pfs.add_parser("show", help="summary: hosts, pair classes, kernels, lambda(m)")
+    ps.add_argument("file")
+    ps.add_argument("--json", action="store_true", help="the whole profile, checked")
+    ps.set_defaults(func=cmd_profile_show)
+
+    sn = sub.add_parser("subnets", help="a profile's subnets (ECO's partition), the threshold and the gap")
+    sn.add_argument("file")
+    sn.add_argument("--threshold", type=_real_in(0, 10, "--threshold"), help="partition again with this threshold")
+    sn.add_argument("--json", action="store_true")
+    sn.set_defaults(func=cmd_subnets)
+
+    rg = sub.add_parser("ring", help="a profile's ring order (fewest subnet crossings)")
+    rg.add_argument("file")
+    rg.add_argument("--json", action="store_true")
+    rg.set_defaults(func=cmd_ring)
 
     cf = sub.add_parser("config", help="the HETCOLL_* environment variables, their meaning and the values in effect")
     cf.add_argument("--json", action="store_true")

@@ -10,6 +10,8 @@
 
 #include "algorithms/postal_math.hpp"
 #include "config/settings.hpp"
+#include "measure/profile.hpp"
+#include "measure/subnets.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
 #include "plan/overrides.hpp"
@@ -142,7 +144,7 @@ NB_MODULE(_core, m) {
       .def("reduce_time", &MachineModel::reduce_time, "rank"_a, "bytes"_a)
       .def("postal_lambda", &MachineModel::postal_lambda, "bytes"_a, "src"_a = 0, "dst"_a = -1)
       .def("to_json", [](const MachineModel& mm) { return mm.to_json().dump(2); });
-  m.def("parse_model", &parse_model, "spec"_a);
+  m.def("parse_model", &load_model, "spec"_a, "a model spec, or the path of a model file or profile");
   m.def("model_spec_help", &model_spec_help);
 
   nb::class_<Collective>(m, "Collective")
@@ -351,6 +353,31 @@ NB_MODULE(_core, m) {
           return d;
         },
         "path"_a, "model"_a, "load and check a decision table file; 'mismatch' says why it would not serve this model");
+  // Machine profiles: read and checked by the C++ reader (one place), given
+  // to Python as the JSON text it would write.
+  m.def("load_profile",
+        [](const std::string& path, bool with_pairs) { return profile_to_json(load_profile(path, with_pairs)); },
+        "path"_a, "with_pairs"_a = true, "a profile, checked, as JSON text (InputError when it is not one)");
+  m.def("profile_format", [] { return std::make_pair(std::string(kProfileFormat), kProfileVersion); });
+  m.def("partition_subnets",
+        [](const std::vector<double>& cost, size_t n, double threshold) {
+          SubnetPartition p = partition_subnets(cost, n, threshold);
+          nb::dict d;
+          d["subnet_of"] = p.subnet_of;
+          d["groups"] = p.groups;
+          d["threshold"] = p.threshold;
+          d["gap"] = p.gap;
+          d["max_inside"] = p.max_inside;
+          d["min_between"] = p.min_between;
+          return d;
+        },
+        "cost"_a, "n"_a, "threshold"_a = kEcoThreshold, "ECO's subnet partition (Fig. 2) of an n x n cost matrix");
+  m.def("ring_order",
+        [](const std::vector<double>& cost, size_t n, const std::vector<int>& subnet_of) {
+          RingOrder r = ring_order(cost, n, subnet_of);
+          return std::make_pair(r.hosts, r.crossings);
+        },
+        "cost"_a, "n"_a, "subnet_of"_a, "a ring crossing subnet boundaries as few times as possible");
   m.def("size_bytes", [](const Collective& c) { return c.size_bytes(); }, "collective"_a);
   m.def("size_class", &size_class, "bytes"_a, "the planner's size class of a call of this many bytes");
   m.def("size_class_floor", &size_class_floor, "cls"_a, "the smallest size of a class");

@@ -1,9 +1,11 @@
 #include "interpose/comm_state.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <numeric>
 
 #include "interpose/watchdog.hpp"
+#include "model/profile_model.hpp"
 #include "util/error.hpp"
 
 namespace hetcoll::mpi {
@@ -95,6 +97,16 @@ CommState& create_state(MPI_Comm comm) {
   // Errors on the duplicate come back to hetcoll, which raises them on the
   // user's communicator under the handler in effect there at that time.
   check_mpi(PMPI_Comm_set_errhandler(st->dup, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  {
+    // Every rank's host, 8 bytes a rank (for profiles: model ranks are hosts).
+    char host[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+    int hlen = 0;
+    if (PMPI_Get_processor_name(host, &hlen) != MPI_SUCCESS || hlen < 0) hlen = 0;
+    st->host_name.assign(host, size_t(std::min(hlen, int(MPI_MAX_PROCESSOR_NAME))));
+    const uint64_t mine = ProfileModel::host_key(st->host_name);
+    st->host_keys.resize(size_t(size));
+    check_mpi(PMPI_Allgather(&mine, 8, MPI_BYTE, st->host_keys.data(), 8, MPI_BYTE, st->dup), "MPI_Allgather");
+  }
   st->info = MpiTransport::query(st->dup);
   st->transport = std::make_unique<MpiTransport>(st->dup, st->info);
   char name[MPI_MAX_OBJECT_NAME] = {0};

@@ -37,6 +37,16 @@ struct CommState {
   std::string name;              // for messages: the communicator's name and this rank
   uint64_t group_key = 0;
   std::vector<int> world_ranks;  // for models that describe particular ranks, and messages
+  // Hosts: the key of each rank's processor name (ProfileModel::host_key),
+  // gathered when the state is made; this rank's host name. A profile maps
+  // them to its hosts (host_map, host_key for the decision cache) for the
+  // Config::generation host_generation; an empty map: the profile does not
+  // describe every host of the communicator.
+  std::vector<uint64_t> host_keys;
+  std::string host_name;
+  uint64_t host_generation = 0;
+  std::vector<int> host_map;
+  uint64_t host_group_key = 0;
   // One collective at a time per communicator: MPI forbids concurrent
   // collectives on one communicator, so the lock only matters (and is only
   // taken) under MPI_THREAD_MULTIPLE, against erroneous programs and for

@@ -10,6 +10,7 @@
 #include "interpose/comm_state.hpp"
 #include "interpose/runtime_config.hpp"
 #include "interpose/watchdog.hpp"
+#include "model/profile_model.hpp"
 #include "schedule/passes.hpp"
 #include "util/error.hpp"
 
@@ -29,14 +30,50 @@ std::string describe_call(const Collective& c) {
   return s;
 }
 
+// The planner for a call on this communicator. A profile (HETCOLL_PROFILE=
+// FILE) describes hosts: the communicator's ranks are mapped to the
+// profile's hosts by the host keys every rank gathered when the state was
+// made, so all ranks map alike. A communicator with a host the profile does
+// not describe runs on the default model (said once, by the lowest such rank).
+std::shared_ptr<Planner> planner_for(CommState& st) {
+  const uint64_t gen = config().generation.load(std::memory_order_acquire);
+  std::shared_ptr<Planner> pl = current_planner();
+  const auto* pm = dynamic_cast<const ProfileModel*>(&pl->model());
+  if (!pm) return pl;
+  if (st.host_generation != gen) {
+    st.host_map.assign(st.host_keys.size(), -1);
+    st.host_group_key = 0x9E3779B97F4A7C15ull;
+    int unknown = -1;
+    for (size_t r = 0; r < st.host_keys.size(); ++r) {
+      const int h = pm->host_of_key(st.host_keys[r]);
+      if (h < 0 && unknown < 0) unknown = int(r);
+      st.host_map[r] = h;
+      st.host_group_key = (st.host_group_key ^ uint64_t(h + 1)) * 0x100000001B3ull;
+    }
+    if (unknown >= 0) {
+      st.host_map.clear();
+      if (unknown == st.info.rank)
+        say_once(cat("HETCOLL_PROFILE does not describe host '", st.host_name,
+                     "': collectives of communicators with ranks on it use the default model ",
+                     config().default_model, " (probe these hosts: hetcoll probe)"),
+                 true);
+    }
+    st.host_generation = gen;
+  }
+  return st.host_map.empty() ? fallback_planner() : pl;
+}
+
 // The decision for this call (the planner's), explained once when asked.
 Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
   Collective call = c;
   call.in_place = false;  // in-place is the root's affair: decide as everybody does
+  const bool hosts = pl.model().maps_hosts();
   const bool per_rank = pl.model().ranks() > 0;
   bool fresh = false;
   const std::shared_ptr<const Decision> shared =
-      pl.decide_shared(call, per_rank ? st.group_key : 0, per_rank ? st.world_ranks : std::vector<int>{}, &fresh);
+      hosts ? pl.decide_shared(call, st.host_group_key, st.host_map, &fresh)
+            : pl.decide_shared(call, per_rank ? st.group_key : 0, per_rank ? st.world_ranks : std::vector<int>{},
+                               &fresh);
   const Decision& d = *shared;
   if (fresh && rank == 0 && config().explain) {
     if (!d.note.empty() && !d.native()) say(cat(describe_call(call), ": ", d.note));
@@ -86,7 +123,7 @@ bool same(const Collective& a, const Collective& b) {
 Compiled compile_call(const Collective& coll, CommState& st, int rank) {
   Compiled cc;
   cc.coll = coll;
-  const std::shared_ptr<Planner> pl = current_planner();  // model and overrides, consistent
+  const std::shared_ptr<Planner> pl = planner_for(st);  // model and overrides, consistent
   Decision d = decide(coll, *pl, st, rank);
   if (d.native()) throw Decline{d.note};
   const Algorithm& a = *d.choice.algorithm;

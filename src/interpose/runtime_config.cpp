@@ -98,7 +98,7 @@ void set_model(const std::string& spec) {
   Config& c = config();
   ModelPtr m = spec.empty() ? parse_model(c.default_model) : load_model(spec);
   int initialized = 0, world = 0;
-  if (m->ranks() > 0 && PMPI_Initialized(&initialized) == MPI_SUCCESS && initialized &&
+  if (m->ranks() > 0 && !m->maps_hosts() && PMPI_Initialized(&initialized) == MPI_SUCCESS && initialized &&
       PMPI_Comm_size(MPI_COMM_WORLD, &world) == MPI_SUCCESS && m->ranks() != world)
     throw InputError(cat("the model describes ", m->ranks(), " ranks, the job has ", world));
   std::lock_guard<std::mutex> lock(c.mu);
@@ -106,10 +106,18 @@ void set_model(const std::string& spec) {
   c.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
+std::shared_ptr<Planner> fallback_planner() {
+  Config& c = config();
+  std::lock_guard<std::mutex> lock(c.mu);
+  if (!c.fallback) c.fallback = std::make_shared<Planner>(parse_model(c.default_model), c.planner->overrides(), c.table);
+  return c.fallback;
+}
+
 void set_overrides(const std::string& rules) {
   Config& c = config();
   Overrides o = Overrides::parse(rules);
   std::lock_guard<std::mutex> lock(c.mu);
+  c.fallback.reset();
   c.planner = std::make_shared<Planner>(c.planner->model_ptr(), o, c.table);
   c.generation.fetch_add(1, std::memory_order_acq_rel);
 }
@@ -118,7 +126,7 @@ void check_profile_fits(int world_size) {
   Config& c = config();
   std::lock_guard<std::mutex> lock(c.mu);
   const int ranks = c.planner->model().ranks();
-  if (ranks == 0 || ranks == world_size) return;
+  if (ranks == 0 || ranks == world_size || c.planner->model().maps_hosts()) return;
   std::string note = cat("HETCOLL_PROFILE describes ", ranks, " ranks, the job has ", world_size, "; using ",
                          c.default_model);
   if (c.reported.insert(note).second) say(note);

@@ -21,6 +21,9 @@ struct Config {
   std::string default_model;  // HETCOLL_PROFILE's default
   std::mutex mu;
   std::shared_ptr<Planner> planner;
+  // The default model's planner, for communicators a profile does not
+  // describe (made when first needed; reset with the overrides).
+  std::shared_ptr<Planner> fallback;
   std::shared_ptr<const DecisionTable> table;  // HETCOLL_TABLE, when it loaded
   std::vector<std::string> problems;  // configuration refused: reported once, on world rank 0
   std::set<std::string> reported;     // messages already printed (explain)
@@ -35,6 +38,8 @@ std::shared_ptr<Planner> current_planner();
 // clears them). Throw InputError on bad input, keeping the old setting.
 void set_model(const std::string& spec);
 void set_overrides(const std::string& rules);
+// The default model's planner (with the overrides and table in effect).
+std::shared_ptr<Planner> fallback_planner();
 // A profile that describes another number of ranks than the job has:
 // reported once and replaced by the default model.
 void check_profile_fits(int world_size);

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "util/json.hpp"
 
@@ -61,6 +62,17 @@ class MachineModel {
   // The number of ranks a model with per-node data describes; 0 when the
   // model is the same for any number of ranks.
   virtual int ranks() const { return 0; }
+  // The model's ranks are hosts (a probed profile): the runtime maps each
+  // rank of a communicator to its host's index, and two ranks of one host
+  // are the pair (h, h).
+  virtual bool maps_hosts() const { return false; }
+  // For such a model: the model rank (host) of each rank 0 … n-1 of a job
+  // when no one says otherwise (the command line): laid out as the ranks of
+  // the job that measured it, again from the start past its last rank.
+  virtual std::vector<int> default_rank_map(int n) const {
+    (void)n;
+    return {};
+  }
   // Receiving keeps the receiver's CPU busy (shared memory: the receiver
   // copies the message), so receives do not overlap copies and reductions.
   virtual bool receive_uses_cpu() const { return false; }
@@ -86,7 +98,7 @@ using ModelPtr = std::shared_ptr<const MachineModel>;
 
 // Parses "postal:lambda=1.8", "hockney:alpha=20us,beta=1ns,gamma=0.5ns",
 // "loggp:L=5us,o=1us,g=2us,G=0.1ns", "hetero:nodes=F,F,S,S",
-// "hetero:file=machine.json". Throws InputError naming the problem.
+// "hetero:file=machine.json", "profile:PROFILE.json". Throws InputError naming the problem.
 ModelPtr parse_model(const std::string& spec);
 
 // Builds a model from its JSON form (the to_json() of any model, or a

@@ -13,6 +13,8 @@
 #include "model/loggp_model.hpp"
 #include "model/machine_model.hpp"
 #include "model/postal_model.hpp"
+#include "model/profile_model.hpp"
+#include "measure/profile.hpp"
 #include "model/units.hpp"
 #include "util/error.hpp"
 
@@ -33,7 +35,8 @@ std::string model_spec_help() {
          "loggp:L=..,o=..|os=..,or=..,g=..,G=..[,gamma=..]\n"
          "hetero:nodes=FFSS[,gamma=G]     (Banikazemi's fast/slow nodes, one letter a rank)\n"
          "hetero:file=machine.json        (per-node Sc Sm Rc Rm gamma, per-pair Xc Xm)\n"
-         "file:PROFILE.json               (a model written by to_json / hetcoll)";
+         "profile:PROFILE.json            (a machine profile written by 'hetcoll probe')\n"
+         "file:MODEL.json                 (a model written by to_json / hetcoll, or a profile)";
 }
 
 namespace {
@@ -191,8 +194,17 @@ std::string read_model_file(const std::string& path) {
   return text;
 }
 
+namespace {
+// A file given as the model: a probe profile or a model's JSON.
+ModelPtr model_file(const std::string& path) {
+  const std::string text = read_model_file(path);
+  if (looks_like_profile(text)) return ProfileModel::from_text(text, path);
+  return model_from_json(json::parse(text));
+}
+}  // namespace
+
 ModelPtr load_model(const std::string& spec) {
-  if (spec.find(':') == std::string::npos) return model_from_json(json::parse(read_model_file(spec)));
+  if (spec.find(':') == std::string::npos) return model_file(spec);
   return parse_model(spec);
 }
 
@@ -201,8 +213,17 @@ ModelPtr parse_model(const std::string& spec) {
   std::string kind = spec.substr(0, colon);
   std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
   if (kind == "file") {
-    if (rest.empty()) throw InputError("model 'file' needs a path: file:PROFILE.json");
-    return model_from_json(json::parse(read_model_file(rest)));
+    if (rest.empty()) throw InputError("model 'file' needs a path: file:MODEL.json");
+    return model_file(rest);
+  }
+  if (kind == "profile") {
+    if (rest.empty()) throw InputError("model 'profile' needs a path: profile:PROFILE.json");
+    // spec() adds "@digest" of the text it was read from.
+    auto at = rest.rfind('@');
+    if (at != std::string::npos && rest.size() - at == 17 &&
+        rest.find_first_not_of("0123456789abcdef", at + 1) == std::string::npos)
+      rest = rest.substr(0, at);
+    return ProfileModel::load(rest);
   }
   Params p = split_params(kind, rest);
   if (kind == "postal") return parse_postal(p);
@@ -210,7 +231,7 @@ ModelPtr parse_model(const std::string& spec) {
   if (kind == "loggp") return parse_loggp(p);
   if (kind == "hetero" || kind == "heterogeneous") return parse_hetero(p);
   throw InputError(cat("unknown model '", kind.empty() ? spec : kind,
-                       "' (expected postal:, hockney:, loggp:, hetero: or file:)"));
+                       "' (expected postal:, hockney:, loggp:, hetero:, profile: or file:)"));
 }
 
 }  // namespace hetcoll

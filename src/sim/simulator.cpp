@@ -308,7 +308,15 @@ class Sim {
 
 }  // namespace
 
-SimResult simulate(const Schedule& s, const MachineModel& model, const SimOptions& opt) {
+SimResult simulate(const Schedule& s, const MachineModel& model, const SimOptions& opt_in) {
+  // A model of hosts without a map: the layout of the job that measured it.
+  SimOptions mapped;
+  const bool fill = model.maps_hosts() && opt_in.rank_map.empty();
+  if (fill) {
+    mapped = opt_in;
+    mapped.rank_map = model.default_rank_map(s.nranks());
+  }
+  const SimOptions& opt = fill ? mapped : opt_in;
   if (model.ranks() > 0) {
     int need = 0;
     if (opt.rank_map.empty()) need = s.nranks();

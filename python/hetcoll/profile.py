@@ -1,0 +1,158 @@
+"""Machine profiles from Python: run the probe, summarise a profile, its
+subnets and its ring (``hetcoll probe``, ``hetcoll profile show``,
+``hetcoll subnets``, ``hetcoll ring``).
+
+Profiles are read by the C++ reader (``_core.load_profile``: the one place
+that checks them) and handled here as the JSON it returns.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from . import _core
+from .render import format_time as _format_time
+
+
+def format_time(t: float) -> str:
+    return _format_time(t, "s")
+
+
+def load(path: str, with_pairs: bool = True) -> dict:
+    """The profile at ``path``, checked (raises _core.InputError when it is not one)."""
+    return json.loads(_core.load_profile(str(path), with_pairs))
+
+
+def probe_executable() -> str:
+    """The installed hetcoll-probe (built with the MPI libraries)."""
+    exe = Path(__file__).resolve().parent / "bin" / "hetcoll-probe"
+    return str(exe)
+
+
+def mpirun_command(np: int, program: list[str], extra: list[str]) -> tuple[list[str], dict]:
+    """``mpirun -n NP [flags] EXTRA PROGRAM…`` and its environment. Open MPI
+    gets --oversubscribe and yields when idle (more ranks than cores would
+    otherwise poll each other to a crawl), and may run as root."""
+    launcher = shutil.which("mpirun") or shutil.which("mpiexec")
+    if not launcher:
+        raise ValueError("no mpirun on PATH (apt-get install openmpi-bin)")
+    env = dict(os.environ)
+    flags: list[str] = []
+    try:
+        version = subprocess.run([launcher, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        version = ""
+    if "Open MPI" in version or "OpenRTE" in version:
+        flags = ["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    return [launcher, "-n", str(np), *flags, *extra, *program], env
+
+
+def _host_label(p: dict, h: int) -> str:
+    return p["hosts"][h]["name"]
+
+
+def _bw(x: float) -> str:
+    if x <= 0:
+        return "-"
+    for unit, f in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if x >= f:
+            return f"{x / f:.3g} {unit}"
+    return f"{x:.3g} B/s"
+
+
+def show_lines(p: dict) -> list[str]:
+    """A summary: how it was measured, hosts, classes, kernels, λ(m)."""
+    m = p["measured"]
+    hosts = p["hosts"]
+    out = [
+        f"profile (format {p['format']} v{p['version']}), measured {m['created']} by {m['tool']}",
+        f"  MPI: {m['mpi']}",
+        f"  {m['ranks']} ranks on {len(hosts)} hosts in {p['subnets']['count']} subnets; "
+        f"{m['mode']} pairs, {m['repeats']} repeats, {m['small_bytes']} B / {m['large_bytes']} B messages; "
+        f"took {m['seconds']:.2f} s" + (f" of a {m['budget_s']:.0f} s budget" if m["budget_s"] else "")
+        + (" (budget reached: fewer repeats or phases)" if m["budget_exhausted"] else ""),
+        "",
+        "hosts:",
+        f"  {'host':<20} {'ranks':>5} {'subnet':>6} {'S_c':>9} {'S_m':>10} {'R_c':>9} {'R_m':>10} {'gamma':>10}",
+    ]
+    shown = hosts if len(hosts) <= 32 else hosts[:16] + hosts[-8:]
+    for i, h in enumerate(shown):
+        if len(hosts) > 32 and i == 16:
+            out.append(f"  … {len(hosts) - 24} more")
+        out.append(f"  {h['name'][:20]:<20} {len(h['ranks']):>5} {h['subnet']:>6} {format_time(h['Sc']['median']):>9} "
+                   f"{h['Sm'] * 1e9:>7.3f}ns {format_time(h['Rc']['median']):>9} {h['Rm'] * 1e9:>7.3f}ns "
+                   f"{h['gamma'] * 1e9:>7.3f}ns")
+    out += ["", "pair classes (one-way small-message latency, large-message bandwidth; Hockney alpha, beta):",
+            f"  {'class':<16} {'pairs':>6} {'latency':>9} {'bandwidth':>11} {'alone':>11} {'slowdown':>8} "
+            f"{'X_c':>9} {'X_m':>9}"]
+    for c in p["classes"]:
+        out.append(f"  {c['name']:<16} {c['pairs']:>6} {format_time(c['latency']):>9} {_bw(c['bandwidth']):>11} "
+                   f"{_bw(c['bandwidth_alone']):>11} {c['slowdown']:>7.2f}x {format_time(c['Xc']):>9} "
+                   f"{c['Xm'] * 1e9:>6.3f}ns")
+    if p["reductions"]:
+        out += ["", "reductions (gamma, s per byte, hetcoll's kernels): " + ", ".join(
+            f"{r['op']} {r['type']} {r['gamma']['median'] * 1e9:.3f} ns" for r in p["reductions"])]
+    out += lambda_lines(p)
+    return out
+
+
+def lambda_lines(p: dict) -> list[str]:
+    """Bruck §2.2: λ(m) and t0(m) from both experiments, side by side."""
+    if not p["lambda"]:
+        return ["", "lambda: not measured (needs 3 or more ranks, or the budget ran out)"]
+    out = ["", "Bruck's lambda (fit over k = 1..K; experiment 1 | experiment 2):",
+           f"  {'bytes':>8} {'sends':<11} {'t0':>9} {'lambda':>7} | {'t0':>9} {'lambda':>7}  spread"]
+    for l in p["lambda"]:
+        a, b = l["fit1"], l["fit2"]
+        spread = abs(a["lambda"] - b["lambda"]) / max(1e-300, (a["lambda"] + b["lambda"]) / 2)
+        out.append(f"  {l['bytes']:>8} {l['sends']:<11} {format_time(a['t0']):>9} {a['lambda']:>7.3f} | "
+                   f"{format_time(b['t0']):>9} {b['lambda']:>7.3f}  {100 * spread:5.1f}%")
+    return out
+
+
+def subnet_lines(p: dict, threshold: float | None = None) -> list[str]:
+    """The subnets (recomputed with ``threshold`` when given), the threshold
+    and the gap that separates them."""
+    n = len(p["hosts"])
+    if threshold is None:
+        sub = [h["subnet"] for h in p["hosts"]]
+        groups: list[list[int]] = [[] for _ in range(p["subnets"]["count"])]
+        for h, s in enumerate(sub):
+            groups[s].append(h)
+        thr, gap = p["subnets"]["threshold"], p["subnets"]["gap"]
+    else:
+        part = _core.partition_subnets(p["pairs"]["small_min"], n, threshold)
+        groups, thr, gap = part["groups"], part["threshold"], part["gap"]
+        sub = part["subnet_of"]
+    cost = p["pairs"]["small_min"]
+    out = [f"{len(groups)} subnet{'s' if len(groups) != 1 else ''} of {n} hosts (ECO's rule: an edge joins two "
+           f"hosts within {100 * thr:.0f}% of the cheapest edge of each and of its subnet)"]
+    for s, g in enumerate(groups):
+        inside = [max(cost[i * n + j], cost[j * n + i]) for i in g for j in g if i < j]
+        lat = f"latency {format_time(min(inside))}-{format_time(max(inside))}" if inside else "one host"
+        names = ", ".join(_host_label(p, h) for h in g[:12]) + (f", … ({len(g)} hosts)" if len(g) > 12 else "")
+        out.append(f"  subnet {s}: {names}  [{lat}]")
+    if len(groups) > 1:
+        between = [max(cost[i * n + j], cost[j * n + i]) for i in range(n) for j in range(i + 1, n) if sub[i] != sub[j]]
+        inside = [max(cost[i * n + j], cost[j * n + i]) for i in range(n) for j in range(i + 1, n) if sub[i] == sub[j]]
+        out.append(f"gap: the cheapest edge between subnets ({format_time(min(between))}) is {gap:.1f}x the most "
+                   f"expensive inside one ({format_time(max(inside)) if inside else '-'})")
+    return out
+
+
+def ring_lines(p: dict) -> list[str]:
+    ring = p["ring"]["hosts"]
+    sub = [h["subnet"] for h in p["hosts"]]
+    out = [f"ring of {len(ring)} hosts, crossing between subnets {p['ring']['crossings']} times "
+           f"(at least {p['subnets']['count'] if p['subnets']['count'] > 1 else 0}):"]
+    line = []
+    for i, h in enumerate(ring):
+        line.append(f"{_host_label(p, h)}[{sub[h]}]")
+    out.append("  " + " -> ".join(line) + (" -> (back to the start)" if len(ring) > 1 else ""))
+    return out

@@ -1,0 +1,848 @@
+// hetcoll-probe: measures the machine an MPI job runs on and writes a
+// machine profile (measure/profile.hpp, docs/profile.md). An MPI program of
+// its own (`hetcoll probe --np K` runs it under mpirun); it uses plain
+// point-to-point MPI and hetcoll's core, never hetcoll's collectives.
+//
+// Phases, in order (each rank 0's decision, broadcast, so every rank agrees):
+//  1. hosts      ranks sharing memory (MPI_Comm_split_type) form a host; its
+//                lowest rank leads it; the name is MPI_Get_processor_name.
+//  2. pairs      ECO §3: for every pair of host leaders, the one-way time of a
+//                small message (several round trips per repeat) and of a
+//                large one; minimum and median over repeats. Concurrent mode:
+//                p-1 rounds of disjoint pairs (round-robin tournament), all
+//                pairs of a round at once. Sequential mode (ECO's): one pair at
+//                a time, a token passed from pair to pair.
+//  3. subnets    ECO §4.1 Fig. 2 on the small-message minima (rank 0), ring.
+//  4. alone      concurrent mode: one pair of each class measured alone: how
+//                much concurrent traffic slowed the class (a shared uplink).
+//  5. overheads  Banikazemi §2: per host S_c (consecutive small sends), S_m
+//                (consecutive large sends), R_c and R_m (receives of
+//                messages already arrived), against the nearest host.
+//  6. shared     two ranks of one host: one-way small and large times.
+//  7. kernels    γ per (op, type) with hetcoll's reduction kernels; memcpy.
+//  8. lambda     Bruck §2.2, both experiments, 8 B … 4 MiB, blocking and
+//                non-blocking sends, k = 1 … K: λ(m) and t0(m).
+// A budget (--budget) cuts repeats, sizes and the optional phases (4-8).
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "exec/reduce_kernels.hpp"
+#include "measure/fit.hpp"
+#include "measure/profile.hpp"
+#include "measure/subnets.hpp"
+
+#ifndef HETCOLL_VERSION_STRING
+#define HETCOLL_VERSION_STRING "unknown"
+#endif
+
+using namespace hetcoll;
+
+namespace {
+
+struct Options {
+  std::string out = "hetcoll-profile.json";
+  double budget = 0;  // s, 0: none
+  bool sequential = false;
+  int repeats = 5;
+  double threshold = kEcoThreshold;
+  uint64_t small = 8, large = uint64_t(1) << 20;
+  int lambda_k = 8;
+  uint64_t lambda_max = uint64_t(4) << 20;
+  bool lambda = true;
+  bool progress = true;
+  std::string command;
+};
+
+MPI_Comm g_comm;
+int g_rank = 0, g_size = 1;
+double g_start = 0;
+
+enum Tag : int { kPing = 1, kToken, kData, kDone, kLambda, kLambdaBack };
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  if (g_rank == 0) std::fprintf(stderr, "hetcoll-probe: %s\n", msg.c_str());
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  std::exit(2);
+}
+
+double parse_seconds(const std::string& v) {
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  std::string unit = end ? end : "";
+  if (unit == "m" || unit == "min") x *= 60;
+  else if (unit == "ms") x *= 1e-3;
+  else if (!unit.empty() && unit != "s") usage_error("--budget '" + v + "': a number of seconds (60, 60s, 2m)");
+  if (!(x >= 0) || !std::isfinite(x)) usage_error("--budget '" + v + "' is not a duration");
+  return x;
+}
+
+uint64_t parse_bytes(const std::string& v, const char* what) {
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  std::string unit = end ? end : "";
+  double f = unit.empty() || unit == "B" ? 1 : unit == "k" || unit == "K" || unit == "KiB" ? 1024
+             : unit == "m" || unit == "M" || unit == "MiB" ? 1048576 : -1;
+  if (f < 0 || !(x >= 0) || x * f > double(1 << 30))
+    usage_error(std::string(what) + " '" + v + "': a size in bytes up to 1 GiB (8, 64k, 1M)");
+  return uint64_t(x * f);
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
+  auto value = [&](int& i) -> std::string {
+    if (i + 1 >= argc) usage_error(std::string(argv[i]) + " needs a value");
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-o" || a == "--output") o.out = value(i);
+    else if (a == "--budget") o.budget = parse_seconds(value(i));
+    else if (a == "--sequential") o.sequential = true;
+    else if (a == "--repeats") {
+      o.repeats = std::atoi(value(i).c_str());
+      if (o.repeats < 1 || o.repeats > 1000) usage_error("--repeats: 1 to 1000");
+    } else if (a == "--threshold") {
+      o.threshold = std::strtod(value(i).c_str(), nullptr);
+      if (!(o.threshold >= 0 && o.threshold <= 10)) usage_error("--threshold: from 0 to 10 (ECO: 0.2)");
+    } else if (a == "--large") o.large = std::max<uint64_t>(parse_bytes(value(i), "--large"), 1024);
+    else if (a == "--lambda-max") o.lambda_max = parse_bytes(value(i), "--lambda-max");
+    else if (a == "--lambda-k") {
+      o.lambda_k = std::atoi(value(i).c_str());
+      if (o.lambda_k < 2 || o.lambda_k > 64) usage_error("--lambda-k: 2 to 64");
+    } else if (a == "--no-lambda") o.lambda = false;
+    else if (a == "--no-progress") o.progress = false;
+    else if (a == "-h" || a == "--help") {
+      if (g_rank == 0)
+        std::printf("usage: hetcoll-probe [-o FILE] [--budget 60s] [--sequential] [--repeats N] [--threshold 0.2]\n"
+                    "                     [--large 1M] [--lambda-k 8] [--lambda-max 4M] [--no-lambda] [--no-progress]\n");
+      MPI_Finalize();
+      std::exit(0);
+    } else usage_error("unknown argument '" + a + "' (--help lists them)");
+  }
+  return o;
+}
+
+double elapsed() { return MPI_Wtime() - g_start; }
+
+// Rank 0's progress line on stderr: a bar on a terminal, a line per phase otherwise.
+class Progress {
+ public:
+  explicit Progress(bool on) : on_(on && g_rank == 0), tty_(isatty(2)) {}
+  void phase(const std::string& name, double from, double to) {
+    name_ = name, from_ = from, to_ = to;
+    if (on_ && !tty_) std::fprintf(stderr, "hetcoll-probe: %-9s (%.1f s)\n", name.c_str(), elapsed());
+    update(0);
+  }
+  void update(double f) {
+    if (!on_ || !tty_) return;
+    double t = from_ + (to_ - from_) * std::clamp(f, 0.0, 1.0);
+    int filled = int(t * 30 + 0.5);
+    std::fprintf(stderr, "\rprobe [%s%s] %3d%% %-9s %6.1f s", std::string(size_t(filled), '#').c_str(),
+                 std::string(size_t(30 - filled), '.').c_str(), int(t * 100 + 0.5), name_.c_str(), elapsed());
+    std::fflush(stderr);
+  }
+  void done() {
+    if (on_ && tty_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool on_, tty_;
+  std::string name_;
+  double from_ = 0, to_ = 1;
+};
+
+// Rank 0 decides, every rank follows.
+bool agree(bool v) {
+  int x = v ? 1 : 0;
+  MPI_Bcast(&x, 1, MPI_INT, 0, g_comm);
+  return x != 0;
+}
+
+Measure summarize(std::vector<double> v) {
+  if (v.empty()) return {};
+  return {*std::min_element(v.begin(), v.end()), median(v)};
+}
+
+int count_of(uint64_t bytes) { return int(bytes); }  // sizes are at most 1 GiB
+
+// One-way time of `iters` round trips of `bytes` (initiator's clock).
+double pingpong(int peer, bool initiator, std::vector<char>& buf, uint64_t bytes, int iters) {
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; ++i) {
+    if (initiator) {
+      MPI_Send(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm);
+      MPI_Recv(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
+      MPI_Send(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm);
+    }
+  }
+  return (MPI_Wtime() - t0) / (2.0 * iters);
+}
+
+// Round-robin tournament (circle method) over n players: the partner of
+// `player` in `round` (0 … rounds(n)-1), or -1 (a bye when n is odd).
+int rounds_of(int n) { return n % 2 ? n : n - 1; }
+int partner(int player, int round, int n) {
+  const int m = n % 2 ? n + 1 : n;  // with a dummy player m-1 when n is odd
+  int q;
+  if (player == m - 1) q = round;
+  else if (player == round) q = m - 1;
+  else q = ((2 * round - player) % (m - 1) + (m - 1)) % (m - 1);
+  return q >= n ? -1 : q;
+}
+
+struct Hosts {
+  std::vector<std::string> names;            // per host
+  std::vector<std::vector<int>> ranks;       // per host, ascending; [0] leads
+  std::vector<int> host_of;                  // per rank
+  int mine = 0;                              // this rank's host
+  bool leader() const { return ranks[size_t(mine)][0] == g_rank; }
+  int n() const { return int(names.size()); }
+};
+
+Hosts find_hosts() {
+  MPI_Comm node;
+  MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
+  int node_rank = 0;
+  MPI_Comm_rank(node, &node_rank);
+  int leader = g_rank;
+  MPI_Bcast(&leader, 1, MPI_INT, 0, node);
+  MPI_Comm_free(&node);
+  std::vector<int> leaders(static_cast<size_t>(g_size));
+  MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, g_comm);
+  char name[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  std::vector<char> all(size_t(g_size) * (MPI_MAX_PROCESSOR_NAME + 1));
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR, g_comm);
+  Hosts h;
+  h.host_of.assign(size_t(g_size), -1);
+  for (int r = 0; r < g_size; ++r) {
+    const int l = leaders[size_t(r)];
+    if (h.host_of[size_t(l)] < 0) {
+      h.host_of[size_t(l)] = h.n();
+      std::string nm(&all[size_t(l) * (MPI_MAX_PROCESSOR_NAME + 1)]);
+      if (nm.empty()) nm = "host" + std::to_string(h.n());
+      // Two shared-memory domains of one name (containers): keep them apart.
+      for (const std::string& other : h.names)
+        if (other == nm) nm += "#" + std::to_string(h.n());
+      h.names.push_back(nm);
+      h.ranks.emplace_back();
+    }
+    h.host_of[size_t(r)] = h.host_of[size_t(l)];
+    h.ranks[size_t(h.host_of[size_t(r)])].push_back(r);
+  }
+  h.mine = h.host_of[size_t(g_rank)];
+  return h;
+}
+
+// The host pairs in measuring order: round by round (each host in at most
+// one pair per round), the lower host first.
+std::vector<std::pair<int, int>> pair_order(int n) {
+  std::vector<std::pair<int, int>> v;
+  if (n < 2) return v;
+  for (int r = 0; r < rounds_of(n); ++r)
+    for (int a = 0; a < n; ++a) {
+      int b = partner(a, r, n);
+      if (b > a) v.emplace_back(a, b);
+    }
+  return v;
+}
+
+// Measures a list of host pairs, one pair at a time: the initiator of pair
+// k waits for a token from the initiator of pair k-1. `measure(peer,
+// initiator)` runs on both leaders of a pair.
+template <class F>
+void one_pair_at_a_time(const Hosts& h, const std::vector<std::pair<int, int>>& pairs, F measure) {
+  if (!h.leader()) return;
+  const int me = h.mine;
+  auto leader = [&](int host) { return h.ranks[size_t(host)][0]; };
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    const auto [a, b] = pairs[k];
+    if (a != me && b != me) continue;
+    if (a == me) {
+      if (k > 0 && pairs[k - 1].first != me) {
+        int token;
+        MPI_Recv(&token, 1, MPI_INT, leader(pairs[k - 1].first), kToken, g_comm, MPI_STATUS_IGNORE);
+      }
+      measure(leader(b), true, a, b);
+      if (k + 1 < pairs.size() && pairs[k + 1].first != me) {
+        int token = 0;
+        MPI_Send(&token, 1, MPI_INT, leader(pairs[k + 1].first), kToken, g_comm);
+      }
+    } else {
+      measure(leader(a), false, a, b);
+    }
+  }
+}
+
+struct PairData {
+  // n×n; filled at the initiator's row, then reduced to rank 0.
+  std::vector<double> small_min, small_med, large_min, large_med;
+};
+
+std::vector<double> reduce_to_root(std::vector<double> v) {
+  std::vector<double> out(v.size(), 0.0);
+  MPI_Reduce(v.data(), out.data(), int(v.size()), MPI_DOUBLE, MPI_SUM, 0, g_comm);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
+  MPI_Comm_rank(g_comm, &g_rank);
+  MPI_Comm_size(g_comm, &g_size);
+  const Options opt = parse_args(argc, argv);
+  MPI_Barrier(g_comm);
+  g_start = MPI_Wtime();
+  Progress bar(opt.progress);
+  const double budget = opt.budget;
+  auto within = [&](double share) { return agree(budget <= 0 || elapsed() < share * budget); };
+  bool exhausted = false;
+
+  // 1. Hosts.
+  bar.phase("hosts", 0, 0.02);
+  const Hosts hosts = find_hosts();
+  const int H = hosts.n();
+  const size_t HH = size_t(H) * size_t(H);
+  std::vector<char> buf(std::max<uint64_t>(opt.large, 4096) + 64);
+  std::vector<char> buf2(buf.size());
+
+  // 2. Pairs.
+  const auto order = pair_order(H);
+  const int small_iters = 4;
+  std::vector<std::vector<double>> small_t(HH), large_t(HH);  // this leader's rows
+  int repeats_done = 0;
+  for (int rep = 0; rep < opt.repeats; ++rep) {
+    for (int big = 0; big < 2; ++big) {
+      bar.phase(big ? "bandwidth" : "latency", 0.02 + 0.4 * rep / opt.repeats + (big ? 0.2 : 0.0) / opt.repeats,
+                0.02 + 0.4 * rep / opt.repeats + (big ? 0.4 : 0.2) / opt.repeats);
+      const uint64_t bytes = big ? opt.large : opt.small;
+      const int iters = big ? 1 : small_iters;
+      auto measure = [&](int peer, bool init, int a, int b) {
+        double t = pingpong(peer, init, buf, bytes, iters);
+        if (init) (big ? large_t : small_t)[size_t(a) * size_t(H) + size_t(b)].push_back(t);
+      };
+      if (opt.sequential) {
+        one_pair_at_a_time(hosts, order, measure);
+      } else {
+        for (int r = 0; r < rounds_of(H) && H > 1; ++r) {
+          MPI_Barrier(g_comm);
+          if (hosts.leader()) {
+            int q = partner(hosts.mine, r, H);
+            if (q >= 0) measure(hosts.ranks[size_t(q)][0], hosts.mine < q, std::min(hosts.mine, q), std::max(hosts.mine, q));
+          }
+          bar.update(double(r + 1) / rounds_of(H));
+        }
+      }
+    }
+    ++repeats_done;
+    if (rep + 1 < opt.repeats && !within(0.4)) {
+      exhausted = rep + 1 < 3;  // fewer than three repeats: say so
+      break;
+    }
+  }
+  PairData pd;
+  for (auto* v : {&pd.small_min, &pd.small_med, &pd.large_min, &pd.large_med}) v->assign(HH, 0.0);
+  for (size_t k = 0; k < HH; ++k) {
+    if (small_t[k].empty()) continue;
+    Measure s = summarize(small_t[k]), l = summarize(large_t[k]);
+    const size_t i = k / size_t(H), j = k % size_t(H), kt = j * size_t(H) + i;
+    pd.small_min[k] = pd.small_min[kt] = s.min;
+    pd.small_med[k] = pd.small_med[kt] = s.median;
+    pd.large_min[k] = pd.large_min[kt] = l.min;
+    pd.large_med[k] = pd.large_med[kt] = l.median;
+  }
+  pd.small_min = reduce_to_root(pd.small_min);
+  pd.small_med = reduce_to_root(pd.small_med);
+  pd.large_min = reduce_to_root(pd.large_min);
+  pd.large_med = reduce_to_root(pd.large_med);
+
+  // 3. Subnets (rank 0), known to every rank.
+  bar.phase("subnets", 0.42, 0.44);
+  std::vector<int> subnet_of(size_t(H), 0);
+  SubnetPartition part;
+  RingOrder ring;
+  if (g_rank == 0) {
+    part = partition_subnets(pd.small_min, size_t(H), opt.threshold);
+    subnet_of = part.subnet_of;
+    ring = ring_order(pd.small_min, size_t(H), subnet_of);
+  }
+  MPI_Bcast(subnet_of.data(), H, MPI_INT, 0, g_comm);
+  int S = 0;
+  for (int s : subnet_of) S = std::max(S, s + 1);
+  auto class_of = [&](int a, int b) {
+    int x = std::min(subnet_of[size_t(a)], subnet_of[size_t(b)]), y = std::max(subnet_of[size_t(a)], subnet_of[size_t(b)]);
+    return x * S + y;
+  };
+
+  // 4. Alone: one pair per class, by itself (concurrent mode).
+  std::vector<double> alone(size_t(S) * size_t(S), 0.0);
+  if (!opt.sequential && H > 1) {
+    bar.phase("alone", 0.44, 0.5);
+    if (within(0.5)) {
+      std::vector<std::pair<int, int>> reps;
+      std::vector<bool> seen(size_t(S) * size_t(S), false);
+      for (auto [a, b] : order)
+        if (!seen[size_t(class_of(a, b))]) seen[size_t(class_of(a, b))] = true, reps.emplace_back(a, b);
+      std::vector<double> mine(alone.size(), 0.0);
+      std::vector<std::vector<double>> ts(alone.size());
+      for (int rep = 0; rep < std::min(repeats_done, 3); ++rep)
+        one_pair_at_a_time(hosts, reps, [&](int peer, bool init, int a, int b) {
+          double t = pingpong(peer, init, buf, opt.large, 1);
+          if (init) ts[size_t(class_of(a, b))].push_back(t);
+        });
+      for (size_t c = 0; c < ts.size(); ++c)
+        if (!ts[c].empty()) mine[c] = summarize(ts[c]).min;
+      alone = reduce_to_root(mine);
+    } else {
+      exhausted = true;
+    }
+  }
+
+  // 5. Banikazemi's overheads of each host against its nearest host (or,
+  // alone on the machine, against a second rank of its own).
+  std::vector<int> nearest(size_t(H), -1);
+  if (g_rank == 0)
+    for (int a = 0; a < H; ++a)
+      for (int b = 0; b < H; ++b)
+        if (a != b && (nearest[size_t(a)] < 0 ||
+                       pd.small_min[size_t(a) * size_t(H) + size_t(b)] <
+                           pd.small_min[size_t(a) * size_t(H) + size_t(nearest[size_t(a)])]))
+          nearest[size_t(a)] = b;
+  MPI_Bcast(nearest.data(), H, MPI_INT, 0, g_comm);
+  // host rows: Sc min, Sc med, Sm, Rc min, Rc med, Rm, gamma, copy
+  constexpr int kHostFields = 8;
+  std::vector<double> hostv(size_t(H) * kHostFields, 0.0);
+  const int K = 16;
+  const uint64_t eager = 2048, sm_bytes = std::max<uint64_t>(opt.large / 4, 4096);
+  bar.phase("overheads", 0.5, 0.65);
+  bool overheads = within(0.6);
+  exhausted |= !overheads;
+  if (overheads) {
+    // The pairs (host, partner rank): by host, one at a time.
+    std::vector<int> partner_rank(size_t(H), -1);
+    for (int a = 0; a < H; ++a) {
+      if (nearest[size_t(a)] >= 0) partner_rank[size_t(a)] = hosts.ranks[size_t(nearest[size_t(a)])][0];
+      else if (hosts.ranks[size_t(a)].size() > 1) partner_rank[size_t(a)] = hosts.ranks[size_t(a)][1];
+    }
+    std::vector<double> sc, sm, rc, rm;
+    for (int a = 0; a < H; ++a) {
+      const int lead = hosts.ranks[size_t(a)][0], peer = partner_rank[size_t(a)];
+      bar.update(double(a) / H);
+      MPI_Barrier(g_comm);  // one host at a time
+      if (peer < 0 || (g_rank != lead && g_rank != peer)) continue;
+      const bool me = g_rank == lead;
+      const int other = me ? peer : lead;
+      for (int rep = 0; rep < std::max(1, std::min(repeats_done, opt.repeats)); ++rep) {
+        int ack = 0;
+        // S_c: K consecutive small sends, timed at the sender.
+        if (me) {
+          double t0 = MPI_Wtime();
+          for (int i = 0; i < K; ++i) MPI_Send(buf.data(), count_of(opt.small), MPI_BYTE, other, kData, g_comm);
+          const double per = (MPI_Wtime() - t0) / K;
+          MPI_Recv(&ack, 1, MPI_INT, other, kDone, g_comm, MPI_STATUS_IGNORE);
+          sc.push_back(per);
+        } else {
+          for (int i = 0; i < K; ++i)
+            MPI_Recv(buf.data(), count_of(opt.small), MPI_BYTE, other, kData, g_comm, MPI_STATUS_IGNORE);
+          MPI_Send(&ack, 1, MPI_INT, other, kDone, g_comm);
+        }
+        // S_m: 4 consecutive large sends (non-blocking, back to back).
+        const int L = 4;
+        std::vector<MPI_Request> req(L);
+        if (me) {
+          double t0 = MPI_Wtime();
+          for (int i = 0; i < L; ++i)
+            MPI_Isend(buf.data(), count_of(sm_bytes), MPI_BYTE, other, kData, g_comm, &req[size_t(i)]);
+          MPI_Waitall(L, req.data(), MPI_STATUSES_IGNORE);
+          MPI_Recv(&ack, 1, MPI_INT, other, kDone, g_comm, MPI_STATUS_IGNORE);
+          const double per = (MPI_Wtime() - t0) / L;
+          sm.push_back(std::max(0.0, (per - sc.back()) / double(sm_bytes)));
+        } else {
+          std::vector<char> big(size_t(sm_bytes) * L);
+          for (int i = 0; i < L; ++i)
+            MPI_Irecv(big.data() + size_t(i) * sm_bytes, count_of(sm_bytes), MPI_BYTE, other, kData, g_comm,
+                      &req[size_t(i)]);
+          MPI_Waitall(L, req.data(), MPI_STATUSES_IGNORE);
+          MPI_Send(&ack, 1, MPI_INT, other, kDone, g_comm);
+        }
+        // R_c, R_m: the partner sends K messages, then a token; the host
+        // receives the token, then times K receives of messages already
+        // there — taken from the unexpected queue, and (second way) K
+        // receives posted before the messages were sent, completed by then.
+        // The cheaper of the two: where an MPI delivers a message only once
+        // its receive is posted (SimGrid), the first includes the transfer.
+        for (uint64_t bytes : {opt.small, eager}) {
+          double best = 0;
+          for (int way = 0; way < 2; ++way) {
+            if (me) {
+              double per;
+              if (way == 0) {
+                MPI_Recv(&ack, 1, MPI_INT, other, kDone, g_comm, MPI_STATUS_IGNORE);
+                double t0 = MPI_Wtime();
+                for (int i = 0; i < K; ++i)
+                  MPI_Recv(buf.data(), count_of(bytes), MPI_BYTE, other, kData, g_comm,
+                           MPI_STATUS_IGNORE);
+                per = (MPI_Wtime() - t0) / K;
+              } else {
+                std::vector<char> in(size_t(bytes) * K + 1);
+                std::vector<MPI_Request> rq(static_cast<size_t>(K) + 1);
+                for (int i = 0; i < K; ++i)
+                  MPI_Irecv(in.data() + size_t(i) * bytes, count_of(bytes), MPI_BYTE, other, kData, g_comm, &rq[size_t(i)]);
+                int token = 0;
+                MPI_Irecv(&token, 1, MPI_INT, other, kDone, g_comm, &rq[size_t(K)]);
+                MPI_Send(&ack, 1, MPI_INT, other, kToken, g_comm);  // go
+                MPI_Wait(&rq[size_t(K)], MPI_STATUS_IGNORE);
+                double t0 = MPI_Wtime();
+                MPI_Waitall(K, rq.data(), MPI_STATUSES_IGNORE);
+                per = (MPI_Wtime() - t0) / K;
+              }
+              best = way == 0 ? per : std::min(best, per);
+            } else {
+              if (way == 1) MPI_Recv(&ack, 1, MPI_INT, other, kToken, g_comm, MPI_STATUS_IGNORE);
+              for (int i = 0; i < K; ++i) MPI_Send(buf2.data(), count_of(bytes), MPI_BYTE, other, kData, g_comm);
+              MPI_Send(&ack, 1, MPI_INT, other, kDone, g_comm);
+            }
+          }
+          if (me) {
+            if (bytes == opt.small) rc.push_back(best);
+            else rm.push_back(std::max(0.0, (best - rc.back()) / double(bytes - opt.small)));
+          }
+        }
+      }
+      if (me) {
+        double* row = &hostv[size_t(a) * kHostFields];
+        Measure s = summarize(sc), r = summarize(rc);
+        row[0] = s.min, row[1] = s.median, row[2] = median(sm), row[3] = r.min, row[4] = r.median, row[5] = median(rm);
+      }
+    }
+  }
+
+  // 6. Shared memory: a host's first two ranks, all hosts at once.
+  std::vector<double> shm(size_t(H) * 2, 0.0);  // small one-way min, large one-way min
+  bar.phase("shared", 0.65, 0.7);
+  bool any_shm = false;
+  for (auto& r : hosts.ranks) any_shm |= r.size() > 1;
+  if (any_shm && within(0.7)) {
+    MPI_Barrier(g_comm);
+    const auto& mine = hosts.ranks[size_t(hosts.mine)];
+    if (mine.size() > 1 && (g_rank == mine[0] || g_rank == mine[1])) {
+      const bool init = g_rank == mine[0];
+      const int peer = init ? mine[1] : mine[0];
+      std::vector<double> s, l;
+      for (int rep = 0; rep < std::max(1, repeats_done); ++rep) {
+        s.push_back(pingpong(peer, init, buf, opt.small, small_iters));
+        l.push_back(pingpong(peer, init, buf, opt.large, 1));
+      }
+      if (init) shm[size_t(hosts.mine) * 2] = summarize(s).min, shm[size_t(hosts.mine) * 2 + 1] = summarize(l).min;
+    }
+    shm = reduce_to_root(shm);
+  } else if (any_shm) {
+    exhausted = true;
+  }
+
+  // 7. Kernels: γ with hetcoll's reductions, and memcpy, on each leader.
+  bar.phase("kernels", 0.7, 0.75);
+  struct Kern {
+    ReduceOp op;
+    ElemType type;
+  };
+  const Kern kernels[] = {{ReduceOp::sum, ElemType::f64}, {ReduceOp::sum, ElemType::f32}, {ReduceOp::sum, ElemType::i32},
+                          {ReduceOp::sum, ElemType::i64}, {ReduceOp::max, ElemType::f64}, {ReduceOp::min, ElemType::i32},
+                          {ReduceOp::prod, ElemType::f64}, {ReduceOp::band, ElemType::u8}};
+  const size_t nk = sizeof kernels / sizeof kernels[0];
+  std::vector<double> kern_min(nk, 0.0), kern_med(nk, 0.0);
+  if (within(0.75) && hosts.leader()) {
+    const size_t bytes = size_t(1) << 20;
+    std::vector<char> x(bytes), y(bytes);
+    for (size_t i = 0; i < bytes; ++i) x[i] = char(i * 7 + 1), y[i] = char(i * 3 + 2);
+    for (size_t k = 0; k < nk; ++k) {
+      ReduceFn fn = reduce_kernel(kernels[k].op, kernels[k].type);
+      const size_t n = bytes / elem_bytes(kernels[k].type);
+      std::vector<double> t;
+      for (int rep = 0; rep < std::max(3, repeats_done); ++rep) {
+        double t0 = MPI_Wtime();
+        fn(y.data(), x.data(), n);
+        t.push_back((MPI_Wtime() - t0) / double(bytes));
+      }
+      Measure m = summarize(t);
+      kern_min[k] = m.min, kern_med[k] = m.median;
+      if (k == 0) hostv[size_t(hosts.mine) * kHostFields + 6] = m.median;
+    }
+    std::vector<double> t;
+    for (int rep = 0; rep < std::max(3, repeats_done); ++rep) {
+      double t0 = MPI_Wtime();
+      std::memcpy(y.data(), x.data(), bytes);
+      t.push_back((MPI_Wtime() - t0) / double(bytes));
+    }
+    hostv[size_t(hosts.mine) * kHostFields + 7] = median(t);
+  }
+  hostv = reduce_to_root(hostv);
+
+  // 8. Bruck's two experiments on ranks 0 … K (distinct hosts first).
+  std::vector<LambdaPoint> lambda;
+  {
+    bar.phase("lambda", 0.75, 1.0);
+    // P1 … Pk: other hosts' leaders first, then other ranks.
+    std::vector<int> members{0};
+    for (int h = 0; h < H; ++h)
+      if (h != hosts.host_of[0]) members.push_back(hosts.ranks[size_t(h)][0]);
+    for (int r = 1; r < g_size; ++r)
+      if (std::find(members.begin(), members.end(), r) == members.end()) members.push_back(r);
+    const int Kmax = std::min<int>(opt.lambda_k, int(members.size()) - 1);
+    const int pos = int(std::find(members.begin(), members.end(), g_rank) - members.begin());
+    const bool in = pos <= Kmax;
+    MPI_Comm lc;
+    MPI_Comm_split(g_comm, in ? 0 : MPI_UNDEFINED, pos, &lc);
+    std::vector<uint64_t> sizes;
+    for (uint64_t m = 8; m <= opt.lambda_max; m *= 8) sizes.push_back(m);
+    if (sizes.back() != opt.lambda_max && opt.lambda_max > 8) sizes.push_back(opt.lambda_max);
+    std::vector<char> lbuf(size_t(opt.lambda_max) + 8);
+    bool go = opt.lambda && Kmax >= 2;
+    for (size_t si = 0; si < sizes.size() && go; ++si) {
+      // Stop when the budget is spent (rank 0 decides, all follow).
+      if (!within(1.0)) {
+        exhausted = true;
+        break;
+      }
+      const uint64_t m = sizes[si];
+      for (int nb = 0; nb < 2; ++nb) {
+        LambdaPoint lp;
+        lp.bytes = m;
+        lp.nonblocking = nb == 1;
+        for (int k = 1; k <= Kmax; ++k) {
+          std::vector<double> t1, t2;
+          for (int rep = 0; rep < std::max(1, std::min(repeats_done, 5)); ++rep)
+            for (int ex = 1; ex <= 2; ++ex) {
+              if (!in) continue;
+              MPI_Barrier(lc);
+              // Ranks of lc: 0 = P0, i = Pi. Small messages: several
+              // experiments back to back per timing (the clock's grain).
+              const int me = pos;
+              const int iters = m <= 4096 ? 16 : 1;
+              double t0 = MPI_Wtime();
+              for (int it = 0; it < iters; ++it) {
+              if (me == 0) {
+                std::vector<MPI_Request> rq(static_cast<size_t>(k));
+                for (int i = 1; i <= k; ++i) {
+                  if (nb) MPI_Isend(lbuf.data(), count_of(m), MPI_BYTE, i, kLambda, lc, &rq[size_t(i - 1)]);
+                  else MPI_Send(lbuf.data(), count_of(m), MPI_BYTE, i, kLambda, lc);
+                }
+                if (nb) MPI_Waitall(k, rq.data(), MPI_STATUSES_IGNORE);
+                MPI_Recv(lbuf.data(), count_of(m), MPI_BYTE, k, kLambdaBack, lc, MPI_STATUS_IGNORE);
+                if (it + 1 == iters) (ex == 1 ? t1 : t2).push_back((MPI_Wtime() - t0) / iters);
+              } else if (me <= k) {
+                std::vector<char> rb(size_t(m) + 1);
+                MPI_Recv(rb.data(), count_of(m), MPI_BYTE, 0, kLambda, lc, MPI_STATUS_IGNORE);
+                if (me == k) {
+                  if (ex == 1) {
+                    MPI_Send(rb.data(), count_of(m), MPI_BYTE, 0, kLambdaBack, lc);
+                  } else {
+                    std::vector<MPI_Request> rq;
+                    for (int i = k - 1; i >= 0; --i) {
+                      const int tag = i == 0 ? kLambdaBack : kLambda + 100;
+                      if (nb) {
+                        rq.emplace_back();
+                        MPI_Isend(rb.data(), count_of(m), MPI_BYTE, i, tag, lc, &rq.back());
+                      } else {
+                        MPI_Send(rb.data(), count_of(m), MPI_BYTE, i, tag, lc);
+                      }
+                    }
+                    if (nb) MPI_Waitall(int(rq.size()), rq.data(), MPI_STATUSES_IGNORE);
+                  }
+                } else if (ex == 2) {
+                  MPI_Recv(rb.data(), count_of(m), MPI_BYTE, k, kLambda + 100, lc, MPI_STATUS_IGNORE);
+                }
+              }
+              }
+            }
+          lp.ks.push_back(k);
+          lp.exp1.push_back(summarize(t1));
+          lp.exp2.push_back(summarize(t2));
+        }
+        if (g_rank == 0) {
+          std::vector<double> ks, a, b;
+          for (size_t q = 0; q < lp.ks.size(); ++q)
+            ks.push_back(lp.ks[q]), a.push_back(lp.exp1[q].min), b.push_back(lp.exp2[q].min);
+          lp.fit1 = fit_bruck(1, ks, a);
+          lp.fit2 = fit_bruck(2, ks, b);
+        }
+        lambda.push_back(std::move(lp));
+      }
+      bar.update(double(si + 1) / sizes.size());
+    }
+    if (lc != MPI_COMM_NULL) MPI_Comm_free(&lc);
+  }
+  double probe_seconds = elapsed();
+  bar.done();
+
+  // The profile, on rank 0.
+  int rc = 0;
+  if (g_rank == 0) {
+    Profile p;
+    char date[32];
+    std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    p.created = date;
+    p.tool = std::string("hetcoll-probe ") + HETCOLL_VERSION_STRING;
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {0};
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    p.mpi = std::string(lib, strnlen(lib, sizeof lib));
+    if (auto nl = p.mpi.find('\n'); nl != std::string::npos) p.mpi.resize(nl);
+    p.mode = opt.sequential ? "sequential" : "concurrent";
+    p.ranks = g_size;
+    p.repeats = repeats_done;
+    p.budget = budget;
+    p.seconds = probe_seconds;
+    p.budget_exhausted = exhausted;
+    p.small_bytes = opt.small;
+    p.large_bytes = opt.large;
+    for (int h = 0; h < H; ++h) {
+      HostProfile x;
+      x.name = hosts.names[size_t(h)];
+      x.ranks = hosts.ranks[size_t(h)];
+      x.subnet = subnet_of[size_t(h)];
+      const double* row = &hostv[size_t(h) * kHostFields];
+      x.Sc = {row[0], row[1]};
+      x.Sm = row[2];
+      x.Rc = {row[3], row[4]};
+      x.Rm = row[5];
+      x.gamma = row[6];
+      x.copy = row[7];
+      p.hosts.push_back(x);
+    }
+    // S + R never exceeds a measured one-way time: receive overheads are
+    // capped by the host's fastest pair (shared memory included).
+    for (int j = 0; j < H; ++j) {
+      HostProfile& x = p.hosts[size_t(j)];
+      auto cap = [&](double one_way_small, double one_way_large, double Sc, double Sm) {
+        if (one_way_small <= 0) return;
+        const double rc = std::max(0.0, one_way_small - Sc);
+        x.Rc.min = std::min(x.Rc.min, rc);
+        x.Rc.median = std::min(x.Rc.median, rc);
+        if (one_way_large > one_way_small)
+          x.Rm = std::min(x.Rm, std::max(0.0, (one_way_large - one_way_small) / double(opt.large - opt.small) - Sm));
+      };
+      for (int i = 0; i < H; ++i)
+        if (i != j)
+          cap(pd.small_min[size_t(i) * size_t(H) + size_t(j)], pd.large_min[size_t(i) * size_t(H) + size_t(j)],
+              p.hosts[size_t(i)].Sc.median, p.hosts[size_t(i)].Sm);
+      cap(shm[size_t(j) * 2], shm[size_t(j) * 2 + 1], x.Sc.median, x.Sm);
+    }
+    p.small.resize(HH);
+    p.large.resize(HH);
+    for (size_t k = 0; k < HH; ++k) {
+      p.small[k] = {pd.small_min[k], pd.small_med[k]};
+      p.large[k] = {pd.large_min[k], pd.large_med[k]};
+    }
+    p.subnet_threshold = part.threshold;
+    p.subnet_count = std::max(1, part.count());
+    p.subnet_gap = part.gap;
+    p.ring = ring.hosts;
+    p.ring_crossings = ring.crossings;
+    const double payload = double(opt.large - opt.small);
+    // Classes of host pairs.
+    for (int a = 0; a < S; ++a)
+      for (int b = a; b < S; ++b) {
+        std::vector<double> lat, bw, xc, xm;
+        for (int i = 0; i < H; ++i)
+          for (int j = i + 1; j < H; ++j) {
+            if (std::min(subnet_of[size_t(i)], subnet_of[size_t(j)]) != a ||
+                std::max(subnet_of[size_t(i)], subnet_of[size_t(j)]) != b)
+              continue;
+            const size_t k = size_t(i) * size_t(H) + size_t(j);
+            const double l = pd.small_min[k], big = pd.large_min[k];
+            const double bwp = big > l ? payload / (big - l) : 0;
+            lat.push_back(l);
+            bw.push_back(bwp);
+            for (auto [s, r] : {std::pair<int, int>{i, j}, {j, i}}) {
+              const HostProfile& hs = p.hosts[size_t(s)];
+              const HostProfile& hr = p.hosts[size_t(r)];
+              xc.push_back(std::max(0.0, l - hs.Sc.median - hr.Rc.median));
+              xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - hs.Sm - hr.Rm) : 0.0);
+            }
+          }
+        if (lat.empty()) continue;
+        PairClass c;
+        c.a = a, c.b = b;
+        c.name = a == b ? "subnet " + std::to_string(a) : "subnets " + std::to_string(a) + "-" + std::to_string(b);
+        c.pairs = int(lat.size());
+        c.latency = median(lat);
+        c.bandwidth = std::max(median(bw), 1e-300);
+        const double al = alone[size_t(a) * size_t(S) + size_t(b)];
+        c.bandwidth_alone = opt.sequential ? c.bandwidth : (al > c.latency ? payload / (al - c.latency) : 0);
+        c.slowdown = c.bandwidth_alone > 0 ? c.bandwidth_alone / c.bandwidth : 1;
+        c.beta = 1.0 / c.bandwidth;
+        c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
+        c.Xc = median(xc);
+        c.Xm = median(xm);
+        p.classes.push_back(c);
+      }
+    {
+      std::vector<double> lat, bw, xc, xm;
+      for (int h = 0; h < H; ++h) {
+        const double l = shm[size_t(h) * 2], big = shm[size_t(h) * 2 + 1];
+        if (l <= 0) continue;
+        const double bwp = big > l ? payload / (big - l) : 0;
+        const HostProfile& x = p.hosts[size_t(h)];
+        lat.push_back(l);
+        bw.push_back(bwp);
+        xc.push_back(std::max(0.0, l - x.Sc.median - x.Rc.median));
+        xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - x.Sm - x.Rm) : 0.0);
+      }
+      if (!lat.empty()) {
+        PairClass c;
+        c.name = "shared memory";
+        c.pairs = int(lat.size());
+        c.latency = median(lat);
+        c.bandwidth = std::max(median(bw), 1e-300);
+        c.bandwidth_alone = 0;
+        c.beta = 1.0 / c.bandwidth;
+        c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
+        c.Xc = median(xc);
+        c.Xm = median(xm);
+        p.classes.insert(p.classes.begin(), c);
+      }
+    }
+    const char* tnames[] = {"f64", "f32", "i32", "i64", "f64", "i32", "f64", "u8"};
+    for (size_t k = 0; k < nk; ++k)
+      if (kern_med[k] > 0 || kern_min[k] > 0)
+        p.reductions.push_back({reduce_op_name(kernels[k].op), tnames[k], {kern_min[k], kern_med[k]}});
+    p.lambda = std::move(lambda);
+    p.receives_use_cpu = H == 1;
+    try {
+      const std::string text = profile_to_json(p);
+      parse_profile(text);  // what we write, we can read
+      std::ofstream out(opt.out, std::ios::binary);
+      out << text;
+      out.close();
+      if (!out) throw std::runtime_error("cannot write " + opt.out);
+      std::printf("hetcoll-probe: %d ranks on %d hosts in %d subnet%s (gap %.2fx); %.2f s%s; wrote %s\n", g_size, H,
+                  p.subnet_count, p.subnet_count == 1 ? "" : "s", p.subnet_gap, probe_seconds,
+                  exhausted ? " (budget reached: fewer repeats or phases)" : "", opt.out.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "hetcoll-probe: %s\n", e.what());
+      rc = 1;
+    }
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, g_comm);
+  MPI_Comm_free(&g_comm);
+  MPI_Finalize();
+  return rc;
+}

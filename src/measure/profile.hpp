@@ -1,0 +1,118 @@
+// A machine profile: what `hetcoll probe` measured on a set of hosts, and
+// the model the runtime builds from it. Stored as versioned JSON
+// (docs/profile.md, docs/profile.schema.json); read with nlohmann/json and
+// checked field by field, so a malformed, truncated or hostile file is an
+// InputError naming the problem, in time and memory bounded by the file's
+// size (at most kMaxProfileFileBytes).
+//
+// Per host: Banikazemi §2 send and receive overheads S_c + S_m·m, R_c +
+// R_m·m, and the reduction and copy rates. Per host pair: the one-way time
+// of a small and of a large message (ECO §3: the minimum of repeats, and
+// their median). Per class of pairs (shared memory, inside a subnet,
+// between two subnets): Hockney α, β, the transmission X_c + X_m·m, and how
+// much slower concurrent traffic is than one pair alone. Structure: ECO's
+// subnets and ring. Bruck §2.2: λ(m) and t0(m) from both experiments.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "measure/fit.hpp"
+
+namespace hetcoll {
+
+constexpr int kProfileVersion = 1;
+constexpr const char* kProfileFormat = "hetcoll-profile";
+constexpr size_t kMaxProfileHosts = 4096;
+constexpr size_t kMaxProfileRanks = size_t(1) << 22;
+constexpr size_t kMaxProfileDepth = 32;
+constexpr uint64_t kMaxProfileFileBytes = uint64_t(64) << 20;
+
+// One figure over repeats.
+struct Measure {
+  double min = 0, median = 0;
+};
+
+struct HostProfile {
+  std::string name;        // MPI_Get_processor_name
+  std::vector<int> ranks;  // the probe job's ranks on this host; the first leads it
+  int subnet = 0;
+  Measure Sc, Rc;          // s: one small send / one receive of a message already there
+  double Sm = 0, Rm = 0;   // s per byte
+  double gamma = 0;        // s per byte: sum of doubles with hetcoll's kernel
+  double copy = 0;         // s per byte: memcpy
+};
+
+// A class of host pairs: shared memory (two ranks of one host), inside
+// subnet a (a == b), or between subnets a < b.
+struct PairClass {
+  std::string name;
+  int a = -1, b = -1;          // -1, -1: shared memory
+  int pairs = 0;               // host pairs measured (rank pairs for shared memory)
+  double latency = 0;          // s, one-way small message: median over pairs of their minima
+  double bandwidth = 0;        // B/s: median over pairs, measured as the mode says
+  double bandwidth_alone = 0;  // B/s: one pair with the network to itself (0: not measured)
+  double slowdown = 1;         // bandwidth_alone / bandwidth (1: no sharing seen)
+  double alpha = 0, beta = 0;  // Hockney: one-way α + β·m
+  double Xc = 0, Xm = 0;       // Banikazemi eq. 3: latency - S_c - R_c, 1/bandwidth - S_m - R_m (>= 0)
+};
+
+struct ReduceRate {
+  std::string op, type;
+  Measure gamma;  // s per byte
+};
+
+// Bruck §2.2 at one size and send mode: times for k = 1 … K and both fits.
+struct LambdaPoint {
+  uint64_t bytes = 0;
+  bool nonblocking = false;
+  std::vector<int> ks;
+  std::vector<Measure> exp1, exp2;  // T(k)
+  PostalFit fit1, fit2;             // from the minima
+};
+
+struct Profile {
+  int version = kProfileVersion;
+  // When, where and how it was measured.
+  std::string created;  // ISO 8601 UTC
+  std::string tool;     // "hetcoll-probe 0.2.0"
+  std::string mpi;      // MPI_Get_library_version, first line
+  std::string mode = "concurrent";  // or "sequential"
+  int ranks = 0;
+  int repeats = 0;
+  double budget = 0;    // s (0: none)
+  double seconds = 0;   // the probe's own cost
+  bool budget_exhausted = false;
+  uint64_t small_bytes = 8, large_bytes = uint64_t(1) << 20;
+
+  std::vector<HostProfile> hosts;
+  // n×n row-major (sender, receiver), diagonal 0: one-way time of a small
+  // and of a large message. Empty when loaded without pairs.
+  std::vector<Measure> small, large;
+
+  double subnet_threshold = 0.2, subnet_gap = 0;
+  int subnet_count = 1;
+  std::vector<int> ring;
+  int ring_crossings = 0;
+
+  std::vector<PairClass> classes;
+  std::vector<ReduceRate> reductions;
+  std::vector<LambdaPoint> lambda;
+  bool receives_use_cpu = false;  // the runtime model: receives are the receiver's copies
+
+  size_t host_index(const std::string& name) const;  // hosts.size() when absent
+  const PairClass* shared_memory() const;
+  const PairClass* between(int a, int b) const;      // a, b subnets, either order
+};
+
+// Parse and check. with_pairs = false skips the pair matrices (what the
+// runtime needs is the rest). Throws InputError.
+Profile parse_profile(const std::string& text, bool with_pairs = true);
+Profile load_profile(const std::string& path, bool with_pairs = true);
+std::string profile_to_json(const Profile& p);
+
+// Does this JSON text claim to be a profile (its "format")? A cheap look at
+// the text, so that HETCOLL_PROFILE=FILE can tell a profile from a model file.
+bool looks_like_profile(const std::string& text);
+
+}  // namespace hetcoll

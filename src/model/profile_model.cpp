@@ -1,0 +1,114 @@
+#include "model/profile_model.hpp"
+
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move(spec)) {
+  subnets_ = p.subnet_count;
+  receives_use_cpu_ = p.receives_use_cpu;
+  for (size_t i = 0; i < p.hosts.size(); ++i) {
+    const HostProfile& h = p.hosts[i];
+    hosts_.push_back({h.name, h.subnet, h.Sc.median, h.Sm, h.Rc.median, h.Rm, h.gamma, h.copy});
+    index_.emplace(h.name, int(i));
+    by_key_.emplace(host_key(h.name), int(i));
+  }
+  probe_host_of_rank_.assign(size_t(p.ranks), 0);
+  for (size_t i = 0; i < p.hosts.size(); ++i)
+    for (int r : p.hosts[i].ranks) probe_host_of_rank_[size_t(r)] = int(i);
+  links_.assign(size_t(subnets_) * size_t(subnets_), Link{});
+  for (const PairClass& c : p.classes) {
+    Link l{c.Xc, c.Xm};
+    if (c.a < 0) {
+      shm_ = l;
+      continue;
+    }
+    links_[size_t(c.a) * size_t(subnets_) + size_t(c.b)] = l;
+    links_[size_t(c.b) * size_t(subnets_) + size_t(c.a)] = l;
+  }
+  // Ranks of one host without a measured shared-memory class: the host's
+  // own subnet class (an upper bound; shared memory is faster).
+  if (!p.shared_memory()) {
+    const PairClass* inside = nullptr;
+    for (const PairClass& c : p.classes)
+      if (c.a >= 0 && c.a == c.b) inside = &c;
+    if (inside) shm_ = {inside->Xc, inside->Xm};
+  }
+}
+
+std::shared_ptr<ProfileModel> ProfileModel::load(const std::string& path) {
+  return from_text(read_model_file(path), path);
+}
+
+std::shared_ptr<ProfileModel> ProfileModel::from_text(const std::string& text, const std::string& path) {
+  Profile p;
+  try {
+    p = parse_profile(text, false);
+  } catch (const InputError& e) {
+    throw InputError(cat(path, ": ", e.what()));
+  }
+  // The identity: the path and a digest of the text (a re-probed file is
+  // another model, for decision caches and tables).
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  char digest[17];
+  std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(h));
+  return std::make_shared<ProfileModel>(p, cat("profile:", path, "@", digest));
+}
+
+uint64_t ProfileModel::host_key(const std::string& name) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::vector<int> ProfileModel::default_rank_map(int n) const {
+  std::vector<int> map(size_t(std::max(n, 0)));
+  for (size_t r = 0; r < map.size(); ++r) map[r] = probe_host_of_rank_[r % probe_host_of_rank_.size()];
+  return map;
+}
+
+int ProfileModel::host_of_key(uint64_t key) const {
+  auto it = by_key_.find(key);
+  return it == by_key_.end() ? -1 : it->second;
+}
+
+int ProfileModel::host_index(const std::string& name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? -1 : it->second;
+}
+
+const ProfileModel::Link& ProfileModel::link(int a, int b) const {
+  return links_[size_t(a) * size_t(subnets_) + size_t(b)];
+}
+
+MessageCost ProfileModel::message(int src, int dst, uint64_t bytes) const {
+  if (src < 0 || dst < 0 || src >= ranks() || dst >= ranks())
+    throw InputError(cat("the profile describes ", ranks(), " hosts; host ", src < 0 || src >= ranks() ? src : dst,
+                         " is not one of them"));
+  const Host& s = hosts_[size_t(src)];
+  const Host& r = hosts_[size_t(dst)];
+  const Link& l = src == dst ? shm_ : link(s.subnet, r.subnet);
+  const double m = double(bytes);
+  const double send = s.Sc + (s.Sm + l.Xm) * m;
+  return {send, send + l.Xc, r.Rc + r.Rm * m};
+}
+
+double ProfileModel::reduce_time(int host, uint64_t bytes) const {
+  return hosts_.at(size_t(host)).gamma * double(bytes);
+}
+
+double ProfileModel::copy_time(int host, uint64_t bytes) const {
+  return hosts_.at(size_t(host)).copy * double(bytes);
+}
+
+json::Value ProfileModel::to_json() const {
+  json::Value v = json::Value::object();
+  v["model"] = "profile";
+  v["spec"] = spec_;
+  v["hosts"] = int(hosts_.size());
+  v["subnets"] = subnets_;
+  return v;
+}
+
+}  // namespace hetcoll

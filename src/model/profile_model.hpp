@@ -1,0 +1,77 @@
+// The runtime's model of a probed machine (HETCOLL_PROFILE=FILE): built from
+// a profile (measure/profile.hpp), compact — per host and per class of host
+// pairs, O(hosts + subnets²), never a rank × rank matrix.
+//
+// Its "ranks" are the profile's hosts: the runtime maps each rank of a
+// communicator to the index of its host (by host name), so two ranks of one
+// host talk through shared memory and one profile serves any job on those
+// hosts with any number of ranks per host. A message of m bytes from host i
+// to host j, class c (shared memory when i = j, else the subnet pair):
+//
+//   send   = S_c(i) + (S_m(i) + X_m(c))·m    the sender's port pushes the bytes
+//   arrive = send + X_c(c)
+//   recv   = R_c(j) + R_m(j)·m
+//
+// so the one-way time is Banikazemi's eq. 1, S + X + R, and a node sends no
+// faster than the class's bandwidth. Reductions γ(i)·m, copies copy(i)·m.
+#pragma once
+#include <unordered_map>
+#include <vector>
+
+#include "measure/profile.hpp"
+#include "model/machine_model.hpp"
+
+namespace hetcoll {
+
+class ProfileModel : public MachineModel {
+ public:
+  // spec: the model's identity ("profile:PATH@digest").
+  ProfileModel(const Profile& p, std::string spec);
+  static std::shared_ptr<ProfileModel> load(const std::string& path);
+  // From the text of a profile file read from path.
+  static std::shared_ptr<ProfileModel> from_text(const std::string& text, const std::string& path);
+
+  std::string kind() const override { return "profile"; }
+  std::string spec() const override { return spec_; }
+  std::string unit() const override { return "s"; }
+  MessageCost message(int src, int dst, uint64_t bytes) const override;
+  double reduce_time(int host, uint64_t bytes) const override;
+  double copy_time(int host, uint64_t bytes) const override;
+  int ranks() const override { return int(hosts_.size()); }
+  bool maps_hosts() const override { return true; }
+  std::vector<int> default_rank_map(int n) const override;
+  bool receive_uses_cpu() const override { return receives_use_cpu_; }
+  json::Value to_json() const override;
+
+  // The index of the host of this name, or -1.
+  int host_index(const std::string& name) const;
+  // Hosts by the 64-bit key of their name (what the MPI layer gathers per
+  // communicator: 8 bytes a rank, not a name).
+  static uint64_t host_key(const std::string& name);
+  int host_of_key(uint64_t key) const;
+  const std::string& host_name(int h) const { return hosts_.at(size_t(h)).name; }
+  int subnet_of(int h) const { return hosts_.at(size_t(h)).subnet; }
+  int subnets() const { return subnets_; }
+
+ private:
+  struct Host {
+    std::string name;
+    int subnet;
+    double Sc, Sm, Rc, Rm, gamma, copy;
+  };
+  struct Link {
+    double Xc = 0, Xm = 0;
+  };
+  const Link& link(int a, int b) const;
+  std::vector<Host> hosts_;
+  std::vector<int> probe_host_of_rank_;  // the measuring job's layout
+  std::unordered_map<std::string, int> index_;
+  std::unordered_map<uint64_t, int> by_key_;
+  int subnets_ = 1;
+  std::vector<Link> links_;  // subnets × subnets, symmetric
+  Link shm_;
+  bool receives_use_cpu_ = false;
+  std::string spec_;
+};
+
+}  // namespace hetcoll

@@ -1,0 +1,338 @@
+// The measure layer without MPI: ECO's subnet partition and ring, Bruck's
+// λ fits, profiles (round trip, hostile input) and the runtime's model.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <random>
+
+#include "measure/fit.hpp"
+#include "measure/profile.hpp"
+#include "measure/subnets.hpp"
+#include "model/profile_model.hpp"
+#include "util/error.hpp"
+
+using namespace hetcoll;
+
+namespace {
+
+// n hosts in subnets of the given sizes: latency `inside[s]` inside subnet
+// s, `between` across, with relative noise.
+std::vector<double> subnet_costs(const std::vector<int>& sizes, const std::vector<double>& inside, double between,
+                                 double noise, unsigned seed, std::vector<int>* truth = nullptr) {
+  std::vector<int> of;
+  for (size_t s = 0; s < sizes.size(); ++s) of.insert(of.end(), size_t(sizes[s]), int(s));
+  const size_t n = of.size();
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(1 - noise, 1 + noise);
+  std::vector<double> c(n * n, 0.0);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) c[i * n + j] = c[j * n + i] = (of[i] == of[j] ? inside[size_t(of[i])] : between) * u(rng);
+  if (truth) *truth = of;
+  return c;
+}
+
+}  // namespace
+
+TEST(Subnets, RecoversThreeSubnetsOfDifferentSpeeds) {
+  std::vector<int> truth;
+  auto c = subnet_costs({8, 4, 4}, {30e-6, 60e-6, 45e-6}, 3e-3, 0.05, 1, &truth);
+  SubnetPartition p = partition_subnets(c, truth.size());
+  ASSERT_EQ(p.count(), 3);
+  EXPECT_EQ(p.subnet_of, truth);
+  EXPECT_GT(p.gap, 40);
+  EXPECT_EQ(p.groups[1], (std::vector<int>{8, 9, 10, 11}));
+}
+
+TEST(Subnets, HomogeneousIsOneSubnet) {
+  auto c = subnet_costs({16}, {10e-6}, 0, 0.08, 2);
+  SubnetPartition p = partition_subnets(c, 16);
+  EXPECT_EQ(p.count(), 1);
+  EXPECT_EQ(p.gap, 0);
+}
+
+TEST(Subnets, ThresholdDecides) {
+  // Two groups 1.5x apart: split at 20 %, one subnet at 60 %.
+  auto c = subnet_costs({4, 4}, {10e-6, 10e-6}, 15e-6, 0.0, 3);
+  EXPECT_EQ(partition_subnets(c, 8, 0.2).count(), 2);
+  EXPECT_EQ(partition_subnets(c, 8, 0.6).count(), 1);
+  EXPECT_THROW(partition_subnets(c, 8, -1), InputError);
+  EXPECT_THROW(partition_subnets(c, 8, NAN), InputError);
+}
+
+TEST(Subnets, AFewBadMeasurementsDoNotSplitASubnet) {
+  // ECO §4.1: a host joining is not checked against every member.
+  std::vector<int> truth;
+  auto c = subnet_costs({6, 6}, {10e-6, 10e-6}, 1e-3, 0.02, 4, &truth);
+  c[0 * 12 + 5] = c[5 * 12 + 0] = 14e-6;  // one slow measurement inside subnet 0
+  SubnetPartition p = partition_subnets(c, 12);
+  EXPECT_EQ(p.subnet_of, truth);
+}
+
+TEST(Subnets, BadCostsAreRefused) {
+  std::vector<double> c(9, 1.0);
+  c[1] = -1;
+  EXPECT_THROW(partition_subnets(c, 3), InputError);
+  c[1] = INFINITY;
+  EXPECT_THROW(partition_subnets(c, 3), InputError);
+  EXPECT_THROW(partition_subnets(std::vector<double>(8, 1.0), 3), InputError);
+  EXPECT_EQ(partition_subnets({}, 0).count(), 0);
+  EXPECT_EQ(partition_subnets({0.0}, 1).count(), 1);
+}
+
+TEST(Ring, CrossesEachSubnetBoundaryOnce) {
+  // Hosts of three subnets interleaved: the ring makes each subnet contiguous.
+  const std::vector<int> of = {0, 1, 2, 0, 1, 2, 0, 1, 2, 0};
+  const size_t n = of.size();
+  std::vector<double> c(n * n, 0.0);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j) c[i * n + j] = of[i] == of[j] ? 1e-5 : (std::abs(of[i] - of[j]) == 1 ? 1e-3 : 5e-3);
+  RingOrder r = ring_order(c, n, of);
+  ASSERT_EQ(r.hosts.size(), n);
+  EXPECT_EQ(r.hosts[0], 0);
+  EXPECT_EQ(r.crossings, 3);
+  std::vector<int> sorted = r.hosts;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < n; ++i) EXPECT_EQ(sorted[i], int(i));
+  // Subnets in nearest order: 0, then 1 (1 ms), then 2.
+  EXPECT_EQ(of[size_t(r.hosts[4])], 1);
+  // One subnet: no crossing.
+  EXPECT_EQ(ring_order(c, n, std::vector<int>(n, 0)).crossings, 0);
+}
+
+TEST(Fit, LineAndBruckExperimentsRecoverLambdaAndT0) {
+  for (double lambda : {1.0, 1.3, 1.8, 2.5, 7.0})
+    for (double t0 : {1e-6, 3e-5}) {
+      std::vector<double> k, e1, e2;
+      for (int q = 1; q <= 6; ++q) {
+        k.push_back(q);
+        e1.push_back(t0 * (q - 1 + 2 * lambda));  // Bruck §2.2, experiment 1
+        e2.push_back(2 * t0 * (q - 1 + lambda));  // experiment 2
+      }
+      PostalFit f1 = fit_bruck(1, k, e1), f2 = fit_bruck(2, k, e2);
+      EXPECT_NEAR(f1.lambda, lambda, 1e-9);
+      EXPECT_NEAR(f2.lambda, lambda, 1e-9);
+      EXPECT_NEAR(f1.t0, t0, t0 * 1e-9);
+      EXPECT_NEAR(f2.t0, t0, t0 * 1e-9);
+      EXPECT_NEAR(f1.r2, 1.0, 1e-12);
+    }
+  EXPECT_THROW(fit_line({1}, {2}), InputError);
+  EXPECT_THROW(fit_line({1, 1}, {2, 3}), InputError);
+  EXPECT_THROW(fit_bruck(3, {1, 2}, {1, 2}), InputError);
+  EXPECT_EQ(median({3, 1, 2}), 2);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2);
+}
+
+namespace {
+
+// A profile of `hosts` hosts in two subnets, one rank each plus a second
+// rank on host 0.
+Profile sample_profile(int hosts = 4) {
+  Profile p;
+  p.created = "2026-11-23T00:00:00Z";
+  p.tool = "test";
+  p.mpi = "none";
+  p.ranks = hosts + 1;
+  p.repeats = 3;
+  const int half = std::max(1, hosts / 2);
+  int rank = 0;
+  for (int h = 0; h < hosts; ++h) {
+    HostProfile x;
+    x.name = "node" + std::to_string(h);
+    x.ranks.push_back(rank++);
+    if (h == 0) x.ranks.push_back(rank++);
+    x.subnet = h < half ? 0 : 1;
+    x.Sc = {1e-6, 1.1e-6};
+    x.Rc = {2e-6, 2.2e-6};
+    x.Sm = 1e-10;
+    x.Rm = 2e-10;
+    x.gamma = 3e-10;
+    x.copy = 1e-10;
+    p.hosts.push_back(x);
+  }
+  const size_t n = size_t(hosts);
+  p.small.assign(n * n, {});
+  p.large.assign(n * n, {});
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j) {
+        const bool same = p.hosts[i].subnet == p.hosts[j].subnet;
+        p.small[i * n + j] = {same ? 10e-6 : 1e-3, same ? 11e-6 : 1.1e-3};
+        p.large[i * n + j] = {same ? 1e-3 : 10e-3, same ? 1.1e-3 : 11e-3};
+      }
+  p.subnet_count = hosts > 1 ? 2 : 1;
+  p.subnet_gap = 100;
+  for (int h = 0; h < hosts; ++h) p.ring.push_back(h);
+  p.ring_crossings = hosts > 1 ? 2 : 0;
+  PairClass shm;
+  shm.name = "shared memory";
+  shm.pairs = 1;
+  shm.latency = 1e-6, shm.bandwidth = 5e9, shm.Xc = 0.5e-6, shm.Xm = 1e-11;
+  p.classes.push_back(shm);
+  for (int a = 0; a < p.subnet_count; ++a)
+    for (int b = a; b < p.subnet_count; ++b) {
+      PairClass c;
+      c.name = "c";
+      c.a = a, c.b = b;
+      c.pairs = 1;
+      c.latency = a == b ? 10e-6 : 1e-3;
+      c.bandwidth = a == b ? 1.25e8 : 1.25e7;
+      c.Xc = c.latency - 3e-6;
+      c.Xm = 1 / c.bandwidth - 3e-10;
+      p.classes.push_back(c);
+    }
+  p.reductions.push_back({"sum", "f64", {3e-10, 3.1e-10}});
+  LambdaPoint l;
+  l.bytes = 8;
+  l.ks = {1, 2};
+  l.exp1 = {{3e-6, 3e-6}, {4e-6, 4e-6}};
+  l.exp2 = {{2e-6, 2e-6}, {4e-6, 4e-6}};
+  l.fit1 = {1e-6, 1.5, 1};
+  l.fit2 = {1e-6, 1.0, 1};
+  p.lambda.push_back(l);
+  return p;
+}
+
+void expect_refused(const std::string& text, const std::string& fragment) {
+  try {
+    parse_profile(text);
+    ADD_FAILURE() << "accepted: " << text.substr(0, 200);
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+// Replace the first occurrence of `from` in the profile's JSON.
+std::string edited(const std::string& from, const std::string& to, Profile p = sample_profile()) {
+  std::string t = profile_to_json(p);
+  size_t k = t.find(from);
+  EXPECT_NE(k, std::string::npos) << from;
+  if (k != std::string::npos) t.replace(k, from.size(), to);
+  return t;
+}
+
+}  // namespace
+
+TEST(Profile, RoundTrip) {
+  Profile p = sample_profile();
+  const std::string text = profile_to_json(p);
+  EXPECT_TRUE(looks_like_profile(text));
+  Profile q = parse_profile(text);
+  EXPECT_EQ(profile_to_json(q), text);
+  EXPECT_EQ(q.hosts.size(), 4u);
+  EXPECT_EQ(q.hosts[0].ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(q.host_index("node2"), 2u);
+  EXPECT_EQ(q.host_index("elsewhere"), 4u);
+  ASSERT_NE(q.between(1, 0), nullptr);
+  EXPECT_DOUBLE_EQ(q.between(1, 0)->latency, 1e-3);
+  Profile no_pairs = parse_profile(text, false);
+  EXPECT_TRUE(no_pairs.small.empty());
+  EXPECT_EQ(no_pairs.classes.size(), q.classes.size());
+}
+
+TEST(Profile, HostileInputIsRefusedWithAClearMessage) {
+  expect_refused("", "not valid JSON");
+  expect_refused("{", "not valid JSON");
+  const std::string good = profile_to_json(sample_profile());
+  for (size_t cut : {size_t(1), good.size() / 3, good.size() / 2, good.size() - 3})
+    expect_refused(good.substr(0, cut), "not valid JSON");
+  expect_refused("[]", "top level");
+  expect_refused("{\"format\": \"something else\"}", "not a hetcoll profile");
+  expect_refused(edited("\"version\": 1", "\"version\": 2"), "schema version 2");
+  expect_refused(edited("\"version\": 1", "\"version\": \"1\""), "version is not a whole number");
+  expect_refused(std::string(100000, '[') + std::string(100000, ']'), "nested deeper");
+  expect_refused(edited("\"ranks\": 5", "\"ranks\": 1e999"), "");
+  expect_refused(edited("\"ranks\": 5", "\"ranks\": NaN"), "not valid JSON");
+  expect_refused(edited("\"ranks\": 5", "\"ranks\": -5"), "outside");
+  expect_refused(edited("\"ranks\": 5", "\"ranks\": 1000000000"), "outside");
+  expect_refused(edited("\"latency\": 1e-06", "\"latency\": -1e-06"), "outside");
+  expect_refused(edited("\"bandwidth\": 5000000000.0", "\"bandwidth\": 0"), "outside");
+  expect_refused(edited("\"name\": \"node1\"", "\"name\": \"node0\""), "appears twice");
+  expect_refused(edited("\"name\": \"node1\"", "\"name\": 7"), "not a string");
+  expect_refused(edited("\"subnet\": 1", "\"subnet\": 9"), "outside");
+  expect_refused(edited("\"mode\": \"concurrent\"", "\"mode\": \"psychic\""), "not concurrent");
+  expect_refused(edited("\"small_min\": [", "\"small_min\": [0.0,"), "entries");
+  expect_refused(edited("\"receives_use_cpu\": false", "\"receives_use_cpu\": 0"), "true or false");
+  // A 10^6-host claim: refused by its count, before anything is built.
+  {
+    std::string hosts = "[";
+    for (int i = 0; i < 5000; ++i) hosts += std::string(i ? "," : "") + "{}";
+    hosts += "]";
+    std::string t = profile_to_json(sample_profile());
+    size_t a = t.find("\"hosts\": ["), b = t.find("\"pairs\"");
+    t.replace(a, b - a, "\"hosts\": " + hosts + ",\n ");
+    expect_refused(t, "at most 4096");
+  }
+  {
+    auto t0 = std::chrono::steady_clock::now();
+    std::string big = "{\"format\": \"hetcoll-profile\", \"version\": 1, \"x\": [" + std::string(20 << 20, ' ') + "1]}";
+    expect_refused(big, "measured");
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  }
+  expect_refused(std::string(size_t(kMaxProfileFileBytes) + 1, ' '), "larger than");
+}
+
+TEST(Profile, RandomCorruptionsNeverCrash) {
+  // Byte flips, deletions and insertions: every result is a profile or an InputError.
+  const std::string good = profile_to_json(sample_profile());
+  std::mt19937 rng(7);
+  int refused = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string t = good;
+    const int edits = 1 + int(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const size_t k = rng() % t.size();
+      switch (rng() % 3) {
+        case 0: t[k] = "{}[]\",:0123456789-eE.x \n"[rng() % 26]; break;
+        case 1: t.erase(k, 1 + rng() % 8); break;
+        default: t.insert(k, 1, "{}[]\",:9-e"[rng() % 10]);
+      }
+      if (t.empty()) t = "{";
+    }
+    try {
+      parse_profile(t);
+    } catch (const InputError&) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 1500);
+}
+
+TEST(Profile, ThousandHostsLoadFast) {
+  Profile p = sample_profile(1024);
+  const std::string text = profile_to_json(p);
+  auto t0 = std::chrono::steady_clock::now();
+  Profile q = parse_profile(text, false);
+  const double without = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(q.hosts.size(), 1024u);
+  ProfileModel m(q, "profile:test");
+  EXPECT_EQ(m.ranks(), 1024);
+  EXPECT_LT(without, 2.0) << "text of " << text.size() << " bytes";
+  std::printf("1024-host profile: %zu bytes, runtime load %.3f s\n", text.size(), without);
+}
+
+TEST(ProfileModel, BanikazemiCostsPerHostAndClass) {
+  Profile p = sample_profile();
+  ProfileModel m(p, "profile:test");
+  EXPECT_TRUE(m.maps_hosts());
+  EXPECT_EQ(m.ranks(), 4);
+  EXPECT_EQ(m.host_index("node3"), 3);
+  EXPECT_EQ(m.host_index("nobody"), -1);
+  const uint64_t bytes = 1000;
+  // Same subnet: S = 1.1 us + 1e-10·m (median S_c), X = class, R = 2.2 us + 2e-10·m.
+  const PairClass* in0 = p.between(0, 0);
+  MessageCost c = m.message(0, 1, bytes);
+  EXPECT_NEAR(c.send, 1.1e-6 + (1e-10 + in0->Xm) * bytes, 1e-15);
+  EXPECT_NEAR(c.arrive, c.send + in0->Xc, 1e-15);
+  EXPECT_NEAR(c.recv, 2.2e-6 + 2e-10 * bytes, 1e-15);
+  // Across subnets: the slower class.
+  MessageCost x = m.message(0, 3, bytes);
+  EXPECT_NEAR(x.arrive - x.send, p.between(0, 1)->Xc, 1e-15);
+  EXPECT_GT(x.total(), 100 * c.total() / 10);
+  // One host: shared memory.
+  MessageCost s = m.message(2, 2, bytes);
+  EXPECT_NEAR(s.arrive - s.send, 0.5e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(m.reduce_time(1, 100), 3e-8);
+  EXPECT_THROW(m.message(0, 4, 1), InputError);
+}

@@ -1,0 +1,164 @@
+"""Machine profiles end to end on this machine: `hetcoll probe` under real
+mpirun, the JSON Schema, the profile commands, and the MPI layer running on
+the profile (HETCOLL_PROFILE=FILE): decisions equal the command line's,
+results stay right, and a profile that does not fit gives one warning."""
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hetcoll import _core
+from hetcoll import profile as prof
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = ROOT / "docs" / "profile.schema.json"
+BUILD = ROOT / "build" / "py"
+MPIRUN = shutil.which("mpirun")
+MPI_FLAGS = ["--oversubscribe", "--mca", "mpi_yield_when_idle", "1", "--mca", "btl", "self,vader,tcp"]
+
+
+def _needs_mpi():
+    if not (MPIRUN and Path(prof.probe_executable()).exists()):
+        pytest.skip("needs mpirun and hetcoll-probe (built with MPI)")
+
+
+def _env(**settings):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HETCOLL_")}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", **settings)
+    return env
+
+
+@pytest.fixture(scope="module")
+def local_profile(tmp_path_factory):
+    """A probe of 3 local ranks through the CLI (one host: shared memory)."""
+    _needs_mpi()
+    out = tmp_path_factory.mktemp("probe") / "local.json"
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "hetcoll", "probe", "--np", "3", "-o", str(out), "--repeats", "3",
+                           "--budget", "120", "--", "--mca", "btl", "self,vader,tcp"],
+                          capture_output=True, text=True, env=_env(), timeout=600)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "written to" in proc.stdout
+    return out
+
+
+def _validate(doc):
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(doc, json.loads(SCHEMA.read_text()))
+
+
+def test_the_probe_writes_a_profile_the_schema_accepts(local_profile):
+    doc = json.loads(local_profile.read_text())
+    _validate(doc)
+    assert doc["format"] == "hetcoll-profile" and doc["version"] == 1
+    m = doc["measured"]
+    assert m["ranks"] == 3 and m["mode"] == "concurrent" and m["repeats"] >= 1 and m["seconds"] > 0
+    assert "Open MPI" in m["mpi"] or "MPICH" in m["mpi"]
+    assert len(doc["hosts"]) == 1 and doc["hosts"][0]["ranks"] == [0, 1, 2]
+    assert doc["subnets"]["count"] == 1 and doc["ring"]["hosts"] == [0]
+    shm = [c for c in doc["classes"] if c["a"] == -1]
+    assert len(shm) == 1 and shm[0]["latency"] > 0 and shm[0]["bandwidth"] > 1e8
+    assert doc["model"]["receives_use_cpu"] is True
+    # Banikazemi's overheads against the second rank, hetcoll's kernels.
+    h = doc["hosts"][0]
+    assert h["Sc"]["median"] > 0 and h["gamma"] > 0
+    assert {(r["op"], r["type"]) for r in doc["reductions"]} >= {("sum", "f64"), ("max", "f64"), ("sum", "i32")}
+    # Bruck's two experiments, blocking and non-blocking, k = 1..2, 8 B … 4 MiB.
+    sizes = sorted({l["bytes"] for l in doc["lambda"]})
+    assert sizes[0] == 8 and sizes[-1] == 4 << 20
+    assert {l["sends"] for l in doc["lambda"]} == {"blocking", "nonblocking"}
+    assert all(l["k"] == [1, 2] and len(l["experiment1"]) == 2 for l in doc["lambda"])
+
+
+def test_the_schema_rejects_what_the_reader_rejects(local_profile, tmp_path, run_cli):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA.read_text())
+    doc = json.loads(local_profile.read_text())
+    bad = [("version", 2), ("hosts", []), ("measured", {**doc["measured"], "mode": "psychic"}),
+           ("classes", [{**doc["classes"][0], "latency": -1.0}])]
+    for key, value in bad:
+        broken = {**doc, key: value}
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(broken, schema)
+        path = tmp_path / f"{key}.json"
+        path.write_text(json.dumps(broken))
+        code, out, err = run_cli("profile", "show", str(path))
+        assert code == 2 and "profile" in err and "Traceback" not in err, err
+
+
+def test_profile_commands(local_profile, run_cli):
+    code, out, err = run_cli("profile", "show", str(local_profile))
+    assert code == 0, err
+    assert "1 hosts in 1 subnets" in out and "shared memory" in out and "Bruck's lambda" in out
+    code, out, err = run_cli("profile", "show", str(local_profile), "--json")
+    assert code == 0 and json.loads(out)["version"] == 1
+    code, out, err = run_cli("subnets", str(local_profile))
+    assert code == 0 and out.startswith("1 subnet of 1 hosts"), out + err
+    code, out, err = run_cli("ring", str(local_profile), "--json")
+    assert code == 0 and json.loads(out)["crossings"] == 0
+    for garbage in ("", "{", "[1, 2]", '{"format": "hetcoll-profile", "version": 1}', "\x00\xff" * 10):
+        code, out, err = run_cli("profile", "show", "-")  # not a file
+        assert code == 2
+    code, out, err = run_cli("probe", "--np", "2", "--dry-run", "--", "--hostfile", "hosts")
+    assert code == 0 and "hetcoll-probe" in out and "--hostfile hosts" in out
+
+
+def test_the_cli_plans_on_a_profile(local_profile, run_cli):
+    code, out, err = run_cli("plan", "allreduce", "-n", "3", "-b", "64k", "-m", str(local_profile), "--json")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["predicted_time"] > 0 and plan["valid"]
+    assert _core.parse_model(f"profile:{local_profile}").kind == "profile"
+
+
+def _mpi(program, np, *args, **settings):
+    exe = BUILD / program
+    if not (exe.exists() and MPIRUN):
+        pytest.skip(f"needs {exe} and mpirun")
+    return subprocess.run([MPIRUN, "-n", str(np), *MPI_FLAGS, str(exe), *args], capture_output=True, text=True,
+                          env=_env(**settings), timeout=900)
+
+
+def test_the_mpi_layer_decides_on_the_profile_as_the_cli_does(local_profile):
+    # tests/mpi/mpi_decisions.cpp prints what hetcoll ran for each call; the
+    # planner binding, given the same model, must name the same.
+    proc = _mpi("test_mpi_decisions", 4, HETCOLL_PROFILE=str(local_profile))
+    assert proc.returncode == 0, proc.stderr
+    assert "HETCOLL_PROFILE" not in proc.stderr, proc.stderr[:500]  # it fits: no warning
+    records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert len(records) > 100
+    model = _core.parse_model(str(local_profile))
+    checked = 0
+    for r in records:
+        c = _core.collective(r["op"], r["ranks"], r["bytes"] // r["elem_size"], r["root"], r["elem_size"],
+                             r["order_free"])
+        assert _core.decide(c, model, "")["algorithm"] == r["algorithm"], r
+        checked += 1
+    assert checked > 50
+
+
+def test_results_stay_right_on_a_profile_and_a_misfit_warns_once(local_profile, tmp_path):
+    proc = _mpi("test_mpi_collectives", 3, "--quick", HETCOLL_PROFILE=str(local_profile))
+    assert proc.returncode == 0 and " 0 failures" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+    # Another machine's profile: the host is unknown.
+    doc = json.loads(local_profile.read_text())
+    doc["hosts"][0]["name"] = "some-other-host"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(doc))
+    proc = _mpi("test_mpi_collectives", 3, "--quick", HETCOLL_PROFILE=str(other))
+    assert proc.returncode == 0 and " 0 failures" in proc.stdout, proc.stderr[-2000:]
+    warnings = [l for l in proc.stderr.splitlines() if "does not describe host" in l]
+    assert 1 <= len(warnings) <= 3 and "default model" in warnings[0], proc.stderr[-2000:]
+    # Hostile files: one line each, the default model, right results.
+    for name, text in [("garbage", "\x00\x01{{{"), ("deep", "[" * 100000), ("v9", '{"format": "hetcoll-profile", "version": 9}'),
+                       ("huge", '{"format": "hetcoll-profile", "version": 1, "measured": {}, "hosts": [' + "{}," * 200000 + "{}]}")]:
+        path = tmp_path / f"{name}.json"
+        path.write_text(text)
+        proc = _mpi("test_mpi_collectives", 2, "--quick", HETCOLL_PROFILE=str(path))
+        assert proc.returncode == 0 and " 0 failures" in proc.stdout, (name, proc.stderr[-2000:])
+        lines = [l for l in proc.stderr.splitlines() if "HETCOLL_PROFILE" in l]
+        assert len(lines) == 1 and "ignored" in lines[0], (name, proc.stderr[-2000:])
