@@ -722,7 +722,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=5, help="repeats per figure (default 5)")
     pr.add_argument("--threshold", type=_real_in(0, 10, "--threshold"), default=0.2,
                     help="ECO's subnet threshold (default 0.2: within 20%%)")
-    pr.add_argument("--large", type=parse_size, default=1 << 20, help="bandwidth message size (default 1M)")
+    pr.add_argument("--large", type=parse_size, default=256 << 10, help="bandwidth message size (default 256k)")
     pr.add_argument("--no-lambda", action="store_true", help="skip Bruck's lambda experiments")
     pr.add_argument("--dry-run", action="store_true", help="print the mpirun command, do not run it")
     pr.add_argument("mpirun_args", nargs=argparse.REMAINDER, help="-- then arguments for mpirun")

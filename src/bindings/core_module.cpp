@@ -321,6 +321,9 @@ NB_MODULE(_core, m) {
           out["forced"] = d.forced;
           out["native"] = d.native();
           out["note"] = d.note;
+          out["measured"] = d.measured;
+          out["measured_time"] = d.measured_time;
+          out["native_time"] = d.native_time;
           out["representative"] = rep;
           out["size_class"] = counts_known_everywhere(c.op) ? size_class(c.size_bytes()) : -1;
           if (d.weighed) out["candidates"] = candidate_dicts(*d.weighed);

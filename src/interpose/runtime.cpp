@@ -82,6 +82,9 @@ Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
       line += cat(" (", d.note, ")");
     } else if (d.forced) {
       line += " (forced by HETCOLL_ALGO)";
+    } else if (d.measured) {
+      line += cat(", measured ", d.measured_time * 1e6, " us vs native ", d.native_time * 1e6,
+                  " us (hetcoll tune; predicted ", d.predicted * 1e6, " us)");
     } else {
       line += cat(", predicted ", d.predicted * 1e6, " us");
       if (!counts_known_everywhere(call.op))

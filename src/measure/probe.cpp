@@ -55,8 +55,8 @@ struct Options {
   bool sequential = false;
   int repeats = 5;
   double threshold = kEcoThreshold;
-  uint64_t small = 8, large = uint64_t(1) << 20;
-  int lambda_k = 8;
+  uint64_t small = 8, large = uint64_t(256) << 10;
+  int lambda_k = 4;
   uint64_t lambda_max = uint64_t(4) << 20;
   bool lambda = true;
   bool progress = true;
@@ -125,7 +125,7 @@ Options parse_args(int argc, char** argv) {
     else if (a == "-h" || a == "--help") {
       if (g_rank == 0)
         std::printf("usage: hetcoll-probe [-o FILE] [--budget 60s] [--sequential] [--repeats N] [--threshold 0.2]\n"
-                    "                     [--large 1M] [--lambda-k 8] [--lambda-max 4M] [--no-lambda] [--no-progress]\n");
+                    "                     [--large 256k] [--lambda-k 4] [--lambda-max 4M] [--no-lambda] [--no-progress]\n");
       MPI_Finalize();
       std::exit(0);
     } else usage_error("unknown argument '" + a + "' (--help lists them)");
@@ -140,8 +140,14 @@ class Progress {
  public:
   explicit Progress(bool on) : on_(on && g_rank == 0), tty_(isatty(2)) {}
   void phase(const std::string& name, double from, double to) {
+    const double now = elapsed();
+    if (!name_.empty() && name_ != name) {  // the phase just ended
+      if (!times.empty() && times.back().first == name_) times.back().second += now - since_;
+      else times.emplace_back(name_, now - since_);
+    }
+    if (name_ != name) since_ = now;
     name_ = name, from_ = from, to_ = to;
-    if (on_ && !tty_) std::fprintf(stderr, "hetcoll-probe: %-9s (%.1f s)\n", name.c_str(), elapsed());
+    if (on_ && !tty_ && !name.empty()) std::fprintf(stderr, "hetcoll-probe: %-9s (%.1f s)\n", name.c_str(), elapsed());
     update(0);
   }
   void update(double f) {
@@ -153,13 +159,15 @@ class Progress {
     std::fflush(stderr);
   }
   void done() {
+    phase("", 1, 1);
     if (on_ && tty_) std::fprintf(stderr, "\n");
   }
+  std::vector<std::pair<std::string, double>> times;  // seconds per phase, in order
 
  private:
   bool on_, tty_;
   std::string name_;
-  double from_ = 0, to_ = 1;
+  double from_ = 0, to_ = 1, since_ = 0;
 };
 
 // Rank 0 decides, every rank follows.
@@ -176,8 +184,34 @@ Measure summarize(std::vector<double> v) {
 
 int count_of(uint64_t bytes) { return int(bytes); }  // sizes are at most 1 GiB
 
-// One-way time of `iters` round trips of `bytes` (initiator's clock).
+// Rounds trips of a small message: enough of them to take ~200 us (the
+// clock's grain and jitter), 1 to 16, from the untimed first trip.
+int trips_for(double rtt) { return int(std::clamp(200e-6 / std::max(rtt, 1e-9), 1.0, 16.0)); }
+
+// One-way time of `iters` round trips of `bytes` (initiator's clock; 0
+// iterations: as many as trips_for says, the initiator tells the partner),
+// after one untimed small round trip: the partner may still be leaving a
+// barrier or another pair, and an MPI that moves a message only once its
+// receive is posted (SimGrid) would charge that wait to the first trip.
 double pingpong(int peer, bool initiator, std::vector<char>& buf, uint64_t bytes, int iters) {
+  char sync = 0;
+  if (initiator) {
+    const double s0 = MPI_Wtime();
+    MPI_Send(&sync, 1, MPI_BYTE, peer, kPing, g_comm);
+    MPI_Recv(&sync, 1, MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
+    if (iters == 0) {  // told in a round trip of its own: the partner then waits for the first ping
+      iters = trips_for(MPI_Wtime() - s0);
+      MPI_Send(&iters, 1, MPI_INT, peer, kPing, g_comm);
+      MPI_Recv(&sync, 1, MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
+    }
+  } else {
+    MPI_Recv(&sync, 1, MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
+    MPI_Send(&sync, 1, MPI_BYTE, peer, kPing, g_comm);
+    if (iters == 0) {
+      MPI_Recv(&iters, 1, MPI_INT, peer, kPing, g_comm, MPI_STATUS_IGNORE);
+      MPI_Send(&sync, 1, MPI_BYTE, peer, kPing, g_comm);
+    }
+  }
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i) {
     if (initiator) {
@@ -189,6 +223,21 @@ double pingpong(int peer, bool initiator, std::vector<char>& buf, uint64_t bytes
     }
   }
   return (MPI_Wtime() - t0) / (2.0 * iters);
+}
+
+// A large message one way and a small answer (initiator's clock), after an
+// untimed small round trip.
+double large_then_small(int peer, bool initiator, std::vector<char>& buf, uint64_t large, uint64_t small) {
+  pingpong(peer, initiator, buf, small, 1);
+  const double t0 = MPI_Wtime();
+  if (initiator) {
+    MPI_Send(buf.data(), count_of(large), MPI_BYTE, peer, kPing, g_comm);
+    MPI_Recv(buf.data(), count_of(small), MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv(buf.data(), count_of(large), MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
+    MPI_Send(buf.data(), count_of(small), MPI_BYTE, peer, kPing, g_comm);
+  }
+  return MPI_Wtime() - t0;
 }
 
 // Round-robin tournament (circle method) over n players: the partner of
@@ -312,6 +361,9 @@ int main(int argc, char** argv) {
   Progress bar(opt.progress);
   const double budget = opt.budget;
   auto within = [&](double share) { return agree(budget <= 0 || elapsed() < share * budget); };
+  // Whether a phase of about `cost` seconds (rank 0's estimate) still fits
+  // in `share` of the budget; rank 0 decides, every rank follows.
+  auto affords = [&](double cost, double share) { return agree(budget <= 0 || elapsed() + cost <= share * budget); };
   bool exhausted = false;
 
   // 1. Hosts.
@@ -322,20 +374,28 @@ int main(int argc, char** argv) {
   std::vector<char> buf(std::max<uint64_t>(opt.large, 4096) + 64);
   std::vector<char> buf2(buf.size());
 
-  // 2. Pairs.
+  // 2. Pairs: latency (every repeat), then bandwidth (every repeat), each
+  // phase cut short by the budget after its first repeat.
   const auto order = pair_order(H);
-  const int small_iters = 4;
   std::vector<std::vector<double>> small_t(HH), large_t(HH);  // this leader's rows
-  int repeats_done = 0;
-  for (int rep = 0; rep < opt.repeats; ++rep) {
-    for (int big = 0; big < 2; ++big) {
-      bar.phase(big ? "bandwidth" : "latency", 0.02 + 0.4 * rep / opt.repeats + (big ? 0.2 : 0.0) / opt.repeats,
-                0.02 + 0.4 * rep / opt.repeats + (big ? 0.4 : 0.2) / opt.repeats);
-      const uint64_t bytes = big ? opt.large : opt.small;
-      const int iters = big ? 1 : small_iters;
+  int repeats_done = opt.repeats;
+  for (int big = 0; big < 2; ++big) {
+    // Bandwidth varies less than small-message latency: at most 3 repeats.
+    if (big) repeats_done = std::min(repeats_done, 3);
+    for (int rep = 0; rep < repeats_done; ++rep) {
+      bar.phase(big ? "bandwidth" : "latency", 0.02 + (big ? 0.12 : 0.0) + (big ? 0.28 : 0.12) * rep / repeats_done,
+                0.02 + (big ? 0.12 : 0.0) + (big ? 0.28 : 0.12) * (rep + 1) / repeats_done);
       auto measure = [&](int peer, bool init, int a, int b) {
-        double t = pingpong(peer, init, buf, bytes, iters);
-        if (init) (big ? large_t : small_t)[size_t(a) * size_t(H) + size_t(b)].push_back(t);
+        const size_t k = size_t(a) * size_t(H) + size_t(b);
+        if (!big) {
+          const double t = pingpong(peer, init, buf, opt.small, 0);
+          if (init) small_t[k].push_back(t);
+        } else {
+          // One way large, the answer small: the large message's one-way
+          // time is the total less the small one's (measured before).
+          const double t = large_then_small(peer, init, buf, opt.large, opt.small);
+          if (init) large_t[k].push_back(std::max(0.0, t - *std::min_element(small_t[k].begin(), small_t[k].end())));
+        }
       };
       if (opt.sequential) {
         one_pair_at_a_time(hosts, order, measure);
@@ -349,11 +409,12 @@ int main(int argc, char** argv) {
           bar.update(double(r + 1) / rounds_of(H));
         }
       }
-    }
-    ++repeats_done;
-    if (rep + 1 < opt.repeats && !within(0.4)) {
-      exhausted = rep + 1 < 3;  // fewer than three repeats: say so
-      break;
+      // Latency may use a fifth of the budget, latency and bandwidth together half.
+      if (rep + 1 < repeats_done && !within(big ? 0.5 : 0.2)) {
+        exhausted |= rep + 1 < 3;  // fewer than three repeats: say so
+        if (big) repeats_done = rep + 1;
+        break;
+      }
     }
   }
   PairData pd;
@@ -394,23 +455,30 @@ int main(int argc, char** argv) {
   std::vector<double> alone(size_t(S) * size_t(S), 0.0);
   if (!opt.sequential && H > 1) {
     bar.phase("alone", 0.44, 0.5);
-    if (within(0.5)) {
-      std::vector<std::pair<int, int>> reps;
-      std::vector<bool> seen(size_t(S) * size_t(S), false);
-      for (auto [a, b] : order)
-        if (!seen[size_t(class_of(a, b))]) seen[size_t(class_of(a, b))] = true, reps.emplace_back(a, b);
-      std::vector<double> mine(alone.size(), 0.0);
-      std::vector<std::vector<double>> ts(alone.size());
-      for (int rep = 0; rep < std::min(repeats_done, 3); ++rep)
-        one_pair_at_a_time(hosts, reps, [&](int peer, bool init, int a, int b) {
-          double t = pingpong(peer, init, buf, opt.large, 1);
-          if (init) ts[size_t(class_of(a, b))].push_back(t);
-        });
+    std::vector<std::pair<int, int>> reps;
+    std::vector<bool> seen(size_t(S) * size_t(S), false);
+    for (auto [a, b] : order)
+      if (!seen[size_t(class_of(a, b))]) seen[size_t(class_of(a, b))] = true, reps.emplace_back(a, b);
+    // A repeat when the last one's cost still fits in 3/4 of the budget.
+    std::vector<double> mine(alone.size(), 0.0);
+    std::vector<std::vector<double>> ts(alone.size());
+    double last = 0;
+    for (int rep = 0; rep < std::min(repeats_done, 3); ++rep) {
+      if (!affords(last, 0.75)) {
+        exhausted = true;
+        break;
+      }
+      const double t0 = elapsed();
+      one_pair_at_a_time(hosts, reps, [&](int peer, bool init, int a, int b) {
+        double t = pingpong(peer, init, buf, opt.large, 1);
+        if (init) ts[size_t(class_of(a, b))].push_back(t);
+      });
+      last = elapsed() - t0;
+    }
+    {
       for (size_t c = 0; c < ts.size(); ++c)
         if (!ts[c].empty()) mine[c] = summarize(ts[c]).min;
       alone = reduce_to_root(mine);
-    } else {
-      exhausted = true;
     }
   }
 
@@ -431,7 +499,17 @@ int main(int argc, char** argv) {
   const int K = 16;
   const uint64_t eager = 2048, sm_bytes = std::max<uint64_t>(opt.large / 4, 4096);
   bar.phase("overheads", 0.5, 0.65);
-  bool overheads = within(0.6);
+  double overhead_cost = 0;
+  for (int a = 0; a < H && g_rank == 0; ++a) {
+    const int b = nearest[size_t(a)];
+    if (b < 0) continue;
+    const size_t k = size_t(a) * size_t(H) + size_t(b);
+    const double per_byte = pd.large_min[k] > pd.small_min[k] ? (pd.large_min[k] - pd.small_min[k]) / double(opt.large) : 0;
+    overhead_cost += std::max(1, repeats_done) * (10 * pd.small_min[k] + (4 * K + 4) * pd.small_min[k] +
+                                                   (4.0 * sm_bytes + 2.0 * K * eager) * per_byte) +
+                     2 * std::log2(double(g_size) + 1) * pd.small_min[k];  // the barrier
+  }
+  bool overheads = affords(overhead_cost, 0.85);
   exhausted |= !overheads;
   if (overheads) {
     // The pairs (host, partner rank): by host, one at a time.
@@ -538,7 +616,7 @@ int main(int argc, char** argv) {
   bar.phase("shared", 0.65, 0.7);
   bool any_shm = false;
   for (auto& r : hosts.ranks) any_shm |= r.size() > 1;
-  if (any_shm && within(0.7)) {
+  if (any_shm && within(0.9)) {
     MPI_Barrier(g_comm);
     const auto& mine = hosts.ranks[size_t(hosts.mine)];
     if (mine.size() > 1 && (g_rank == mine[0] || g_rank == mine[1])) {
@@ -546,7 +624,7 @@ int main(int argc, char** argv) {
       const int peer = init ? mine[1] : mine[0];
       std::vector<double> s, l;
       for (int rep = 0; rep < std::max(1, repeats_done); ++rep) {
-        s.push_back(pingpong(peer, init, buf, opt.small, small_iters));
+        s.push_back(pingpong(peer, init, buf, opt.small, 0));
         l.push_back(pingpong(peer, init, buf, opt.large, 1));
       }
       if (init) shm[size_t(hosts.mine) * 2] = summarize(s).min, shm[size_t(hosts.mine) * 2 + 1] = summarize(l).min;
@@ -567,7 +645,7 @@ int main(int argc, char** argv) {
                           {ReduceOp::prod, ElemType::f64}, {ReduceOp::band, ElemType::u8}};
   const size_t nk = sizeof kernels / sizeof kernels[0];
   std::vector<double> kern_min(nk, 0.0), kern_med(nk, 0.0);
-  if (within(0.75) && hosts.leader()) {
+  if (within(0.9) && hosts.leader()) {
     const size_t bytes = size_t(1) << 20;
     std::vector<char> x(bytes), y(bytes);
     for (size_t i = 0; i < bytes; ++i) x[i] = char(i * 7 + 1), y[i] = char(i * 3 + 2);
@@ -598,10 +676,17 @@ int main(int argc, char** argv) {
   std::vector<LambdaPoint> lambda;
   {
     bar.phase("lambda", 0.75, 1.0);
-    // P1 … Pk: other hosts' leaders first, then other ranks.
+    // P1 … Pk: Bruck's λ describes a homogeneous machine, so the leaders
+    // of other hosts of rank 0's subnet first, then other ranks of its
+    // host, then the rest.
     std::vector<int> members{0};
+    const int home = hosts.host_of[0];
     for (int h = 0; h < H; ++h)
-      if (h != hosts.host_of[0]) members.push_back(hosts.ranks[size_t(h)][0]);
+      if (h != home && subnet_of[size_t(h)] == subnet_of[size_t(home)]) members.push_back(hosts.ranks[size_t(h)][0]);
+    for (int r : hosts.ranks[size_t(home)])
+      if (r != 0) members.push_back(r);
+    for (int h = 0; h < H; ++h)
+      if (h != home && subnet_of[size_t(h)] != subnet_of[size_t(home)]) members.push_back(hosts.ranks[size_t(h)][0]);
     for (int r = 1; r < g_size; ++r)
       if (std::find(members.begin(), members.end(), r) == members.end()) members.push_back(r);
     const int Kmax = std::min<int>(opt.lambda_k, int(members.size()) - 1);
@@ -614,12 +699,15 @@ int main(int argc, char** argv) {
     if (sizes.back() != opt.lambda_max && opt.lambda_max > 8) sizes.push_back(opt.lambda_max);
     std::vector<char> lbuf(size_t(opt.lambda_max) + 8);
     bool go = opt.lambda && Kmax >= 2;
+    double last_size_cost = 0;
     for (size_t si = 0; si < sizes.size() && go; ++si) {
-      // Stop when the budget is spent (rank 0 decides, all follow).
-      if (!within(1.0)) {
+      // Stop before a size the budget cannot pay for (rank 0 decides, all
+      // follow): sizes grow 8-fold, so does their cost, roughly.
+      if (!agree(budget <= 0 || elapsed() + 8.0 * last_size_cost < budget)) {
         exhausted = true;
         break;
       }
+      const double size_start = elapsed();
       const uint64_t m = sizes[si];
       for (int nb = 0; nb < 2; ++nb) {
         LambdaPoint lp;
@@ -627,7 +715,7 @@ int main(int argc, char** argv) {
         lp.nonblocking = nb == 1;
         for (int k = 1; k <= Kmax; ++k) {
           std::vector<double> t1, t2;
-          for (int rep = 0; rep < std::max(1, std::min(repeats_done, 5)); ++rep)
+          for (int rep = 0; rep < std::max(1, std::min(repeats_done, 3)); ++rep)
             for (int ex = 1; ex <= 2; ++ex) {
               if (!in) continue;
               MPI_Barrier(lc);
@@ -684,6 +772,7 @@ int main(int argc, char** argv) {
         }
         lambda.push_back(std::move(lp));
       }
+      last_size_cost = elapsed() - size_start;
       bar.update(double(si + 1) / sizes.size());
     }
     if (lc != MPI_COMM_NULL) MPI_Comm_free(&lc);
@@ -710,6 +799,12 @@ int main(int argc, char** argv) {
     p.repeats = repeats_done;
     p.budget = budget;
     p.seconds = probe_seconds;
+    for (const auto& [name, t] : bar.times) {
+      bool merged = false;
+      for (auto& q : p.phases)
+        if (q.first == name) q.second += t, merged = true;
+      if (!merged) p.phases.emplace_back(name, t);
+    }
     p.budget_exhausted = exhausted;
     p.small_bytes = opt.small;
     p.large_bytes = opt.large;

@@ -155,6 +155,9 @@ std::string profile_to_json(const Profile& p) {
   m["budget_s"] = p.budget;
   m["seconds"] = p.seconds;
   m["budget_exhausted"] = p.budget_exhausted;
+  ojson phases = ojson::object();
+  for (const auto& [name, s] : p.phases) phases[name] = s;
+  m["phases"] = phases;
   m["small_bytes"] = p.small_bytes;
   m["large_bytes"] = p.large_bytes;
   o["measured"] = m;
@@ -239,6 +242,36 @@ std::string profile_to_json(const Profile& p) {
   ojson model;
   model["receives_use_cpu"] = p.receives_use_cpu;
   o["model"] = model;
+  ojson tuned = ojson::array();
+  for (const TunedLayout& t : p.tuned) {
+    ojson x;
+    x["hosts"] = t.hosts;
+    x["created"] = t.created;
+    x["repeats"] = t.repeats;
+    ojson entries = ojson::array();
+    for (const TunedEntry& e : t.entries) {
+      ojson y;
+      y["op"] = e.op;
+      y["bytes"] = e.bytes;
+      y["class_lo"] = e.class_lo;
+      y["class_hi"] = e.class_hi;
+      y["winner"] = e.winner;
+      ojson times = ojson::array();
+      for (const TunedTime& tt : e.times) {
+        ojson z;
+        z["algorithm"] = tt.algorithm;
+        z["min"] = tt.time.min;
+        z["median"] = tt.time.median;
+        z["predicted"] = tt.predicted;
+        times.push_back(std::move(z));
+      }
+      y["times"] = std::move(times);
+      entries.push_back(std::move(y));
+    }
+    x["entries"] = std::move(entries);
+    tuned.push_back(std::move(x));
+  }
+  o["tuned"] = std::move(tuned);
   return o.dump(1) + "\n";
 }
 
@@ -279,6 +312,14 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
   p.budget = m.at("budget_s").num(0, 1e9);
   p.seconds = m.at("seconds").num(0, 1e9);
   p.budget_exhausted = m.at("budget_exhausted").boolean();
+  if (m.has("phases")) {
+    Reader ph = m.at("phases");
+    if (!ph.j.is_object() || ph.j.size() > 64) throw InputError("profile: measured.phases is not an object of at most 64 phases");
+    for (auto it = ph.j.begin(); it != ph.j.end(); ++it) {
+      if (it.key().size() > 64) throw InputError("profile: measured.phases has a name longer than 64 characters");
+      p.phases.emplace_back(it.key(), Reader{it.value(), "profile.measured.phases." + it.key()}.num(0, 1e9));
+    }
+  }
   p.small_bytes = uint64_t(m.at("small_bytes").integer(0, int64_t(1) << 40));
   p.large_bytes = uint64_t(m.at("large_bytes").integer(1, int64_t(1) << 40));
 
@@ -426,6 +467,50 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
     p.lambda.push_back(std::move(x));
   }
   p.receives_use_cpu = r.at("model").at("receives_use_cpu").boolean();
+  if (r.has("tuned")) {  // absent until 'hetcoll tune' ran
+    Reader tl = r.at("tuned");
+    const size_t nt = tl.size(kMaxTunedLayouts);
+    for (size_t i = 0; i < nt; ++i) {
+      Reader t = tl[i];
+      TunedLayout x;
+      Reader hs = t.at("hosts");
+      const size_t nr = hs.size(kMaxProfileRanks);
+      if (nr == 0) throw InputError(cat("profile: ", hs.path, " is empty"));
+      for (size_t k = 0; k < nr; ++k) x.hosts.push_back(int(hs[k].integer(0, int64_t(n) - 1)));
+      x.created = t.at("created").str();
+      x.repeats = int(t.at("repeats").integer(0, 1 << 20));
+      Reader es = t.at("entries");
+      const size_t ne = es.size(kMaxTunedEntries);
+      for (size_t k = 0; k < ne; ++k) {
+        Reader e = es[k];
+        TunedEntry y;
+        y.op = e.at("op").str(64);
+        y.bytes = uint64_t(e.at("bytes").integer(0, int64_t(1) << 62));
+        y.class_lo = int(e.at("class_lo").integer(0, 1 << 10));
+        y.class_hi = int(e.at("class_hi").integer(0, 1 << 10));
+        if (y.class_hi <= y.class_lo)
+          throw InputError(cat("profile: ", e.path, ": size classes [", y.class_lo, ", ", y.class_hi, ") are empty"));
+        y.winner = e.at("winner").str(256);
+        Reader ts = e.at("times");
+        const size_t nx = ts.size(16);
+        bool winner_timed = false;
+        for (size_t q = 0; q < nx; ++q) {
+          TunedTime z;
+          z.algorithm = ts[q].at("algorithm").str(256);
+          z.time = {ts[q].at("min").num(0, kMaxSeconds), ts[q].at("median").num(0, kMaxSeconds)};
+          z.predicted = ts[q].at("predicted").num(0, kMaxSeconds);
+          winner_timed |= z.algorithm == y.winner;
+          y.times.push_back(std::move(z));
+        }
+        if (!winner_timed) throw InputError(cat("profile: ", e.path, ": the winner '", y.winner, "' was not timed"));
+        for (const TunedEntry& other : x.entries)
+          if (other.op == y.op && other.class_lo < y.class_hi && y.class_lo < other.class_hi)
+            throw InputError(cat("profile: ", e.path, ": size classes overlap another ", y.op, " entry"));
+        x.entries.push_back(std::move(y));
+      }
+      p.tuned.push_back(std::move(x));
+    }
+  }
   return p;
 }
 

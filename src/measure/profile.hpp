@@ -71,6 +71,31 @@ struct LambdaPoint {
   PostalFit fit1, fit2;             // from the minima
 };
 
+// Measured decisions (hetcoll tune): for one job layout (the host of each
+// rank of MPI_COMM_WORLD), per collective and range of the planner's size
+// classes, the native collective and hetcoll's best predicted candidates
+// timed on the machine (Banikazemi Fig. 2: barrier-subtracted loops, the
+// slowest rank, minimum and median over repeats) and the winner.
+struct TunedTime {
+  std::string algorithm;  // "native" or an algorithm spec
+  Measure time;           // s per call
+  double predicted = 0;   // s (0 for native)
+};
+struct TunedEntry {
+  std::string op;
+  uint64_t bytes = 0;          // the size measured (Collective::size_bytes)
+  int class_lo = 0, class_hi = 0;  // size classes [lo, hi) the winner decides
+  std::string winner;          // by median
+  std::vector<TunedTime> times;
+};
+struct TunedLayout {
+  std::vector<int> hosts;  // per rank
+  std::string created;
+  int repeats = 0;
+  std::vector<TunedEntry> entries;
+};
+constexpr size_t kMaxTunedLayouts = 64, kMaxTunedEntries = 4096;
+
 struct Profile {
   int version = kProfileVersion;
   // When, where and how it was measured.
@@ -82,6 +107,7 @@ struct Profile {
   int repeats = 0;
   double budget = 0;    // s (0: none)
   double seconds = 0;   // the probe's own cost
+  std::vector<std::pair<std::string, double>> phases;  // and per phase (s)
   bool budget_exhausted = false;
   uint64_t small_bytes = 8, large_bytes = uint64_t(1) << 20;
 
@@ -99,6 +125,7 @@ struct Profile {
   std::vector<ReduceRate> reductions;
   std::vector<LambdaPoint> lambda;
   bool receives_use_cpu = false;  // the runtime model: receives are the receiver's copies
+  std::vector<TunedLayout> tuned;
 
   size_t host_index(const std::string& name) const;  // hosts.size() when absent
   const PairClass* shared_memory() const;

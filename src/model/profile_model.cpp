@@ -7,6 +7,7 @@ namespace hetcoll {
 ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move(spec)) {
   subnets_ = p.subnet_count;
   receives_use_cpu_ = p.receives_use_cpu;
+  tuned_ = p.tuned;
   for (size_t i = 0; i < p.hosts.size(); ++i) {
     const HostProfile& h = p.hosts[i];
     hosts_.push_back({h.name, h.subnet, h.Sc.median, h.Sm, h.Rc.median, h.Rm, h.gamma, h.copy});
@@ -60,6 +61,16 @@ uint64_t ProfileModel::host_key(const std::string& name) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a
   for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
   return h;
+}
+
+const TunedEntry* ProfileModel::measured(const std::string& op, const std::vector<int>& hosts_of_ranks,
+                                         int size_class) const {
+  for (const TunedLayout& t : tuned_) {
+    if (t.hosts != hosts_of_ranks) continue;
+    for (const TunedEntry& e : t.entries)
+      if (e.op == op && size_class >= e.class_lo && size_class < e.class_hi) return &e;
+  }
+  return nullptr;
 }
 
 std::vector<int> ProfileModel::default_rank_map(int n) const {

@@ -53,6 +53,12 @@ class ProfileModel : public MachineModel {
   int subnet_of(int h) const { return hosts_.at(size_t(h)).subnet; }
   int subnets() const { return subnets_; }
 
+  // The measured decision (hetcoll tune) for a call of `op` in size class
+  // `size_class` on a group whose ranks are on these hosts, if the profile
+  // has one for exactly this layout.
+  const TunedEntry* measured(const std::string& op, const std::vector<int>& hosts_of_ranks, int size_class) const;
+  bool has_measured() const { return !tuned_.empty(); }
+
  private:
   struct Host {
     std::string name;
@@ -71,6 +77,7 @@ class ProfileModel : public MachineModel {
   std::vector<Link> links_;  // subnets × subnets, symmetric
   Link shm_;
   bool receives_use_cpu_ = false;
+  std::vector<TunedLayout> tuned_;
   std::string spec_;
 };
 

@@ -5,6 +5,7 @@
 
 #include "algorithms/hybrid_mesh.hpp"
 #include "model/hockney_model.hpp"
+#include "model/profile_model.hpp"
 #include "util/error.hpp"
 
 namespace hetcoll {
@@ -367,6 +368,60 @@ Decision Planner::planned(const Collective& rep, const std::vector<int>& rank_ma
   return d;
 }
 
+bool Planner::measured(const Collective& rep, const std::vector<int>& rank_map, int cls, Decision& d) const {
+  const auto* pm = dynamic_cast<const ProfileModel*>(model_.get());
+  if (!pm || !pm->has_measured() || cls < 0) return false;
+  const TunedEntry* e =
+      pm->measured(coll_op_name(rep.op), rank_map.empty() ? pm->default_rank_map(rep.nranks) : rank_map, cls);
+  if (!e) return false;
+  double native = 0, best_other = 0;
+  std::string other;
+  for (const TunedTime& t : e->times) {
+    if (t.algorithm == "native") native = t.time.median;
+    else if (t.algorithm != e->winner && (other.empty() || t.time.median < best_other))
+      other = t.algorithm, best_other = t.time.median;
+  }
+  const auto us = [](double s) { return cat(s * 1e6, " us"); };
+  if (e->winner == "native") {
+    d = Decision{};
+    d.algorithm = "native";
+    d.measured = true;
+    d.native_time = native;
+    d.note = cat("measured: native ", us(native),
+                 other.empty() ? std::string() : cat(", hetcoll's best ", other, " ", us(best_other)));
+    return true;
+  }
+  std::string why;
+  try {
+    AlgorithmChoice choice = choose_algorithm(e->winner, rep.op);
+    if (auto no = disqualified(*choice.algorithm, rep)) {
+      why = *no;
+    } else {
+      generate(choice, rep, *model_, -1, kMaxScheduleOps);
+      Decision planned_d = planned(rep, rank_map);  // its prediction, and the runner-up
+      d = Decision{};
+      d.choice = choice;
+      d.algorithm = choice.spec();
+      d.measured = true;
+      d.native_time = native;
+      for (const TunedTime& t : e->times)
+        if (t.algorithm == e->winner) d.measured_time = t.time.median;
+      if (planned_d.weighed)
+        for (const Candidate& c : planned_d.weighed->candidates)
+          if (c.algorithm == d.algorithm) d.predicted = c.predicted;
+      d.weighed = planned_d.weighed;
+      d.runner_up = native > 0 ? "native" : other;
+      d.runner_up_predicted = 0;
+      return true;
+    }
+  } catch (const std::exception& ex) {  // InputError, TooLarge: the file is the user's
+    why = ex.what();
+  }
+  d = planned(rep, rank_map);
+  d.note = cat("the measured winner '", e->winner, "' does not fit this call (", why, "): planned instead");
+  return true;
+}
+
 Decision Planner::decide(const Collective& call, uint64_t group_key, const std::vector<int>& rank_map) {
   bool fresh = false;
   Decision d = *decide_shared(call, group_key, rank_map, &fresh);
@@ -413,7 +468,7 @@ std::shared_ptr<const Decision> Planner::decide_shared(const Collective& call, u
       d = planned(rep, rank_map);
       d.note = cat("override '", r.text, "' does not fit this call (", why, "): planned instead");
     }
-  } else {
+  } else if (!measured(rep, rank_map, sized ? size_class(bytes) : -1, d)) {
     d = planned(rep, rank_map);
   }
   auto stored = std::make_shared<const Decision>(std::move(d));

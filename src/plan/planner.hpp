@@ -10,8 +10,10 @@
 // go to fewer messages, then to the earlier registry entry.
 //
 // Planner::decide() is the policy every caller uses — the MPI layer for a
-// real call, the command line for `hetcoll plan`: overrides first, then the
-// cheapest candidate for the call's size class. A decision is a pure
+// real call, the command line for `hetcoll plan`: overrides first, then a
+// measured decision of the profile for the call's size class and the
+// group's layout on the hosts (hetcoll tune; the native MPI may be its
+// winner), then the cheapest predicted candidate for the call's size class. A decision is a pure
 // function of what every rank of the call knows (op, group, root, element
 // size, order-freedom, the size, model, overrides), never of which calls a
 // rank saw before: a call is planned as the *representative* of its size
@@ -118,6 +120,10 @@ struct Decision {
   std::string note;         // why an override that matched was not followed
   bool fresh = false;       // planned by this call (not from the cache)
   bool from_table = false;  // taken from a decision table (HETCOLL_TABLE)
+  // Taken from a measured decision of the profile (hetcoll tune): the
+  // winner's and the native collective's measured medians (s).
+  bool measured = false;
+  double measured_time = 0, native_time = 0;
   // The candidates weighed for the representative call, best first (when
   // planned; what `hetcoll plan` lists).
   std::shared_ptr<const PlanResult> weighed;
@@ -161,6 +167,9 @@ class Planner {
     size_t operator()(const Key& k) const;
   };
   Decision planned(const Collective& rep, const std::vector<int>& rank_map) const;
+  // A measured decision of a profile model for this call (into d): true
+  // when the profile has one for the call's layout and size class.
+  bool measured(const Collective& rep, const std::vector<int>& rank_map, int cls, Decision& d) const;
   ModelPtr model_;
   Overrides overrides_;
   size_t preloaded_ = 0;

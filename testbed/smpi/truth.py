@@ -508,8 +508,77 @@ def _print_truth(t):
                                                        _fmt_bw(min(bws))))
 
 
+def eco_partition(cost, n, threshold=0.2):
+    """ECO's Fig. 2 (Lowekamp & Beguelin §4.1), written independently of
+    hetcoll's C++: the partition the true costs give. cost(i, j) -> s."""
+    f = 1.0 + threshold
+    w = lambda i, j: max(cost(i, j), cost(j, i))
+    edges = sorted((w(i, j), i, j) for i in range(n) for j in range(i + 1, n))
+    node_min = [min((w(i, j) for j in range(n) if j != i), default=0.0) for i in range(n)]
+    parent, sub_min, grouped = list(range(n)), [math.inf] * n, [False] * n
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for e, a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra == rb or e > f * node_min[a] or e > f * node_min[b]:
+            continue
+        if (grouped[a] and e > f * sub_min[ra]) or (grouped[b] and e > f * sub_min[rb]):
+            continue
+        parent[rb] = ra
+        sub_min[ra] = min(e, sub_min[ra], sub_min[rb])
+        grouped[a] = grouped[b] = True
+    return _canonical([find(i) for i in range(n)])
+
+
+def check_alone(t, profile, tolerance, tcp_gamma, out=sys.stdout):
+    """Concurrent profiles: per-pair bandwidth is what a pair got while the
+    round's other pairs shared the links; each class's bandwidth_alone (one
+    pair by itself) must match the true bottleneck of its pairs."""
+    hosts = [h["name"] for h in profile["hosts"]]
+    sub = [h["subnet"] for h in profile["hosts"]]
+    ok = True
+    for c in profile.get("classes", []):
+        if c["a"] < 0:
+            continue
+        truths = sorted(t.flow_bandwidth(t.index[hosts[i]], t.index[hosts[j]], tcp_gamma)
+                        for i in range(len(hosts)) for j in range(len(hosts))
+                        if i != j and sorted((sub[i], sub[j])) == [c["a"], c["b"]])
+        expected = truths[len(truths) // 2]
+        err = abs(c["bandwidth_alone"] - expected) / expected
+        good = err <= tolerance
+        ok = ok and good
+        print("  class %d-%d alone %s, expected %s (%.3g%%) %s; concurrent %s (slowdown %.2fx)"
+              % (c["a"], c["b"], _fmt_bw(c["bandwidth_alone"]), _fmt_bw(expected), 100 * err,
+                 "ok" if good else "FAIL", _fmt_bw(c["bandwidth"]), c["slowdown"]), file=out)
+    return ok
+
+
+def check_agree(p1, p2, tolerance, out=sys.stdout):
+    """Two profiles of one platform (concurrent and sequential): the same
+    hosts, the same partition, per-pair small-message times within tolerance."""
+    n1 = [h["name"] for h in p1["hosts"]]
+    n2 = [h["name"] for h in p2["hosts"]]
+    if n1 != n2:
+        print("FAIL: the profiles have different hosts", file=out)
+        return False
+    n = len(n1)
+    same = _canonical([h["subnet"] for h in p1["hosts"]]) == _canonical([h["subnet"] for h in p2["hosts"]])
+    errs = [abs(p1["pairs"]["small_min"][k] - p2["pairs"]["small_min"][k]) / p2["pairs"]["small_min"][k]
+            for k in range(n * n) if k // n != k % n]
+    worst = max(errs) if errs else 0.0
+    ok = same and worst <= tolerance
+    print("  %s vs %s: partition %s, worst per-pair latency difference %.3g%% %s"
+          % (p1["measured"]["mode"], p2["measured"]["mode"], "same" if same else "DIFFERENT", 100 * worst,
+             "ok" if ok else "FAIL"), file=out)
+    return ok
+
+
 def check(t, profile, tolerance=0.05, o_s=1e-6, o_r=1e-6, tcp_gamma=4194304.0,
-          partition=True, envelope=16, out=sys.stdout):
+          partition=True, envelope=16, out=sys.stdout, bandwidth="pairs"):
     """Compare a probe profile with the truth; returns True if it passes."""
     phosts = profile.get("hosts") or []
     pairs = profile.get("pairs") or {}
@@ -559,7 +628,7 @@ def check(t, profile, tolerance=0.05, o_s=1e-6, o_r=1e-6, tcp_gamma=4194304.0,
             lat_err.append((abs(m_small - e_small) / e_small, i, j, m_small, e_small))
             c["es"].append(e_small)
             c["ms"].append(m_small)
-            if large is not None:
+            if large is not None and bandwidth == "pairs":
                 m_large = large[i * n + j]
                 if m_large is None or not isinstance(m_large, (int, float)) or not math.isfinite(m_large):
                     missing += 1
@@ -588,9 +657,11 @@ def check(t, profile, tolerance=0.05, o_s=1e-6, o_r=1e-6, tcp_gamma=4194304.0,
     if missing:
         print("FAIL: %d pair measurements missing or not finite" % missing, file=out)
         ok = False
+    if bandwidth == "alone":
+        ok = check_alone(t, profile, tolerance, tcp_gamma, out) and ok
     for label, errs, fmt in (("latency", lat_err, _fmt_t), ("bandwidth", bw_err, _fmt_bw)):
         if not errs:
-            if label == "bandwidth" and large is None:
+            if label == "bandwidth" and large is None and bandwidth == "pairs":
                 print("FAIL: no pairs.large_min in the profile", file=out)
                 ok = False
             continue
@@ -602,9 +673,13 @@ def check(t, profile, tolerance=0.05, o_s=1e-6, o_r=1e-6, tcp_gamma=4194304.0,
               % (label, 100 * worst[0], name(worst[1]), name(worst[2]), fmt(worst[3]), fmt(worst[4]), verdict),
               file=out)
         ok = ok and bad == 0
-    # partition
-    true_groups = [[name(r) for r in range(n) if t.subnet_of[idx[r]] == s]
-                   for s in sorted(set(t.subnet_of[idx[r]] for r in range(n)))]
+    # partition: the platform's zones, or (partition == "eco") ECO's rule on
+    # the true one-way times (a host with a slow link is its own subnet)
+    truth_of = [t.subnet_of[idx[r]] for r in range(n)]
+    if partition == "eco":
+        thr = (profile.get("subnets") or {}).get("threshold", 0.2)
+        truth_of = eco_partition(lambda i, j: o_s + t.latency(idx[i], idx[j]) + o_r, n, thr)
+    true_groups = [[name(r) for r in range(n) if truth_of[r] == s] for s in sorted(set(truth_of))]
     print("  true partition (%d): %s" % (len(true_groups), " | ".join(" ".join(g) for g in true_groups)),
           file=out)
     psub = [h.get("subnet") if isinstance(h, dict) else None for h in phosts]
@@ -620,13 +695,14 @@ def check(t, profile, tolerance=0.05, o_s=1e-6, o_r=1e-6, tcp_gamma=4194304.0,
         print("  profile partition (%d): %s" % (len(groups), " | ".join(
             "%s: %s" % (k, " ".join(v)) for k, v in groups.items())),
             file=out)
-        same = _canonical(psub) == _canonical([t.subnet_of[idx[r]] for r in range(n)])
+        same = _canonical(psub) == _canonical(truth_of)
         cnt = (profile.get("subnets") or {}).get("count")
         if cnt is not None and cnt != len(groups):
             print("  note: subnets.count = %s but hosts use %d subnet ids" % (cnt, len(groups)), file=out)
             same = False
         if partition:
-            print("  partition: %s" % ("ok" if same else "FAIL (differs from the platform's zones)"), file=out)
+            print("  partition: %s" % ("ok" if same else "FAIL (differs from the %s)" % (
+                "ECO partition of the true times" if partition == "eco" else "platform's zones")), file=out)
             ok = ok and same
         else:
             print("  partition: %s (not checked)" % ("matches" if same else "differs"), file=out)
@@ -653,8 +729,14 @@ def main(argv=None):
                     help="bytes SMPI adds to every message (MPI envelope), default 16")
     ap.add_argument("--tcp-gamma", type=float, default=4194304.0,
                     help="SimGrid network/TCP-gamma, bytes (0: no window cap)")
-    ap.add_argument("--no-partition", action="store_true",
-                    help="report but do not require the zone partition (e.g. slow_hosts)")
+    ap.add_argument("--partition", choices=["zones", "eco", "none"], default="zones",
+                    help="the partition required: the platform's zones (default), ECO's rule on the true times "
+                    "(slow_hosts: each slow host apart), or none (reported only)")
+    ap.add_argument("--bandwidth", choices=["pairs", "alone"], default="pairs",
+                    help="check every pair's bandwidth (sequential profiles), or each class's bandwidth measured "
+                    "alone (concurrent profiles: pairs of a round share uplinks)")
+    ap.add_argument("--agree", metavar="PROFILE2", help="also require this profile of the same platform (the other "
+                    "mode) to give the same partition and per-pair latencies within the tolerance")
     args = ap.parse_args(argv)
     try:
         t = load(args.platform, args.hosts)
@@ -671,8 +753,12 @@ def main(argv=None):
         print("truth.py: %s" % e, file=sys.stderr)
         return 2
     try:
-        ok = check(t, profile, args.tolerance, args.o_s, args.o_r, args.tcp_gamma, not args.no_partition,
-                   args.envelope)
+        ok = check(t, profile, args.tolerance, args.o_s, args.o_r, args.tcp_gamma,
+                   False if args.partition == "none" else args.partition, args.envelope, bandwidth=args.bandwidth)
+        if args.agree:
+            with open(args.agree) as f:
+                ok = check_agree(profile, json.load(f), args.tolerance) and ok
+            print("PASS" if ok else "FAIL")
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:
         print("truth.py: bad profile: %s" % e, file=sys.stderr)
         return 2

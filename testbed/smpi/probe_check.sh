@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs hetcoll-probe on a SimGrid platform of known parameters and checks
+# the profile against the platform itself (testbed/smpi/truth.py): per-pair
+# one-way latency and bandwidth within 5 %, the subnet partition exactly,
+# the profile valid against docs/profile.schema.json.
+#
+#   testbed/smpi/probe_check.sh PROBE PLATFORM NP [--both] [--partition eco] [--max-seconds S] [-- PROBE-ARGS]
+#
+# PROBE is build/smpi/hetcoll-probe. The concurrent profile's bandwidth is
+# checked class by class on the pairs measured alone (in its rounds, pairs
+# share uplinks); --both also probes one pair at a time (ECO's sequential
+# mode), checks every pair's bandwidth there and that both profiles agree.
+# --max-seconds: the probe's own (simulated) time must stay below S.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+probe="$1" platform="$2" np="$3"
+shift 3
+both=0 partition=zones max_seconds=""
+while (($#)); do
+  case "$1" in
+    --both) both=1; shift ;;
+    --partition) partition="$2"; shift 2 ;;
+    --max-seconds) max_seconds="$2"; shift 2 ;;
+    --) shift; break ;;
+    *) echo "probe_check: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+xml="$platform"
+[[ -f "$xml" ]] || xml="$here/platforms/$platform.xml"
+py="$root/.venv/bin/python"
+[[ -x "$py" ]] || py=python3
+work="$(mktemp -d "${TMPDIR:-/tmp}/hetcoll-probe-check.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+"$here/run" --platform "$xml" -n "$np" "$probe" -o "$work/concurrent.json" --no-progress "$@"
+checks=(--partition "$partition")
+if ((both)); then
+  "$here/run" --platform "$xml" -n "$np" "$probe" -o "$work/sequential.json" --no-progress --sequential "$@"
+  "$py" "$here/truth.py" "$xml" "$work/sequential.json" "${checks[@]}"
+  checks+=(--agree "$work/sequential.json")
+fi
+"$py" "$here/truth.py" "$xml" "$work/concurrent.json" --bandwidth alone "${checks[@]}"
+# The published schema accepts what the probe wrote (when jsonschema is installed).
+"$py" - "$root/docs/profile.schema.json" "$work"/*.json <<'PY'
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    print("schema: jsonschema not installed, not checked")
+    sys.exit(0)
+schema = json.load(open(sys.argv[1]))
+for f in sys.argv[2:]:
+    jsonschema.validate(json.load(open(f)), schema)
+print("schema: %d profile(s) valid" % (len(sys.argv) - 2))
+PY
+if [[ -n "$max_seconds" ]]; then
+  "$py" - "$work/concurrent.json" "$max_seconds" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["measured"]
+limit = float(sys.argv[2])
+print("probe took %.1f s of simulated time (limit %.0f s), %d repeats" % (m["seconds"], limit, m["repeats"]))
+sys.exit(0 if m["seconds"] < limit else 1)
+PY
+fi
