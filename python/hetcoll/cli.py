@@ -515,6 +515,37 @@ def cmd_probe(args) -> int:
     p = prof.load(args.output, with_pairs=False)
     print(f"hetcoll: profile of {len(p['hosts'])} hosts in {p['subnets']['count']} subnets written to {args.output}; "
           f"'hetcoll profile show {args.output}' summarises it, HETCOLL_PROFILE={args.output} uses it")
+    if args.tune:
+        _run_tune(args.np, args.output, None, extra, args.tune_max, args.tune_repeats)
+    return 0
+
+
+def _run_tune(np, profile, ops, extra, max_bytes, repeats) -> None:
+    from pathlib import Path
+
+    from . import profile as prof
+
+    exe = prof.probe_executable("hetcoll-tune")
+    if not Path(exe).exists():
+        raise CliError("hetcoll-tune was not built (no MPI found at build time)")
+    prof.load(profile, with_pairs=False)  # a clear error before mpirun starts
+    tune_args = [exe, str(profile), "--max", str(max_bytes), "--repeats", str(repeats)]
+    if ops:
+        tune_args += ["--ops", ops]
+    cmd, env = prof.mpirun_command(np, tune_args, extra)
+    env.pop("HETCOLL_PROFILE", None)  # the tuner sets the model itself
+    env.pop("HETCOLL_ALGO", None)
+    rc = subprocess.run(cmd, env=env).returncode
+    if rc != 0:
+        raise CliError(f"tuning failed (exit {rc}): {' '.join(cmd)}")
+
+
+def cmd_tune(args) -> int:
+    extra = list(args.mpirun_args or [])
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    _run_tune(args.np, args.profile, args.ops, extra, args.max, args.repeats)
+    print(f"hetcoll: measured decisions stored in {args.profile}; 'hetcoll profile show {args.profile}' lists them")
     return 0
 
 
@@ -724,9 +755,23 @@ def build_parser() -> argparse.ArgumentParser:
                     help="ECO's subnet threshold (default 0.2: within 20%%)")
     pr.add_argument("--large", type=parse_size, default=256 << 10, help="bandwidth message size (default 256k)")
     pr.add_argument("--no-lambda", action="store_true", help="skip Bruck's lambda experiments")
+    pr.add_argument("--tune", action="store_true", help="then time the native collectives against hetcoll's best "
+                    "candidates on this job and store the winners (hetcoll tune)")
+    pr.add_argument("--tune-max", type=parse_size, default=1 << 20, help="with --tune: largest size (default 1M)")
+    pr.add_argument("--tune-repeats", type=_int_in(1, 1000, "--tune-repeats"), default=7)
     pr.add_argument("--dry-run", action="store_true", help="print the mpirun command, do not run it")
-    pr.add_argument("mpirun_args", nargs=argparse.REMAINDER, help="-- then arguments for mpirun")
-    pr.set_defaults(func=cmd_probe)
+    pr.set_defaults(func=cmd_probe, mpirun_args=[])
+
+    tu = sub.add_parser("tune", help="measured decisions: time native vs hetcoll's best candidates, store the winners "
+                        "in the profile", description="Runs hetcoll-tune under mpirun on the job layout to tune for "
+                        "(one decision set per layout). Arguments after -- go to mpirun.")
+    tu.add_argument("profile", help="a profile written by 'hetcoll probe' (updated in place)")
+    tu.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), required=True)
+    tu.add_argument("--ops", help="collectives, comma-separated (default: bcast reduce allreduce gather scatter "
+                    "allgather reduce_scatter_block alltoall scan barrier)")
+    tu.add_argument("--max", type=parse_size, default=1 << 20, help="largest size per rank (default 1M)")
+    tu.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=7)
+    tu.set_defaults(func=cmd_tune, mpirun_args=[])
 
     pf = sub.add_parser("profile", help="a machine profile written by 'hetcoll probe'")
     pfs = pf.add_subparsers(dest="profile_command", metavar="ACTION", parser_class=_Parser)
@@ -759,7 +804,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # probe and tune pass what follows "--" to mpirun.
+    passed: list[str] = []
+    if argv and argv[0] in ("probe", "tune") and "--" in argv:
+        cut = argv.index("--")
+        argv, passed = argv[:cut], argv[cut + 1:]
     args = parser.parse_args(argv)
+    if passed:
+        args.mpirun_args = passed
     if getattr(args, "command", None) == "simulate" and not args.schedule:
         if not args.op or args.ranks is None:
             parser.error("simulate needs OP and --ranks (or --schedule FILE)")

@@ -26,10 +26,30 @@ def load(path: str, with_pairs: bool = True) -> dict:
     return json.loads(_core.load_profile(str(path), with_pairs))
 
 
-def probe_executable() -> str:
-    """The installed hetcoll-probe (built with the MPI libraries)."""
-    exe = Path(__file__).resolve().parent / "bin" / "hetcoll-probe"
+def probe_executable(name: str = "hetcoll-probe") -> str:
+    """The installed hetcoll-probe (or hetcoll-tune), built with the MPI libraries."""
+    exe = Path(__file__).resolve().parent / "bin" / name
     return str(exe)
+
+
+def tuned_lines(p: dict) -> list[str]:
+    """The measured decisions (hetcoll tune), per layout: the winner per
+    collective and size, against native."""
+    out = []
+    for t in p.get("tuned", []):
+        hosts = sorted(set(t["hosts"]))
+        out += ["", f"measured decisions for {len(t['hosts'])} ranks on {len(hosts)} host(s), {t['repeats']} repeats, "
+                f"{t['created']} (median per call; winner first):"]
+        for e in t["entries"]:
+            times = sorted(e["times"], key=lambda x: x["median"])
+            native = next((x["median"] for x in e["times"] if x["algorithm"] == "native"), None)
+            best = times[0]
+            vs = f"  native {format_time(native)}" if native is not None and best["algorithm"] != "native" else ""
+            others = ", ".join(f"{x['algorithm']} {format_time(x['median'])}" for x in times[1:]
+                               if x["algorithm"] != "native" or best["algorithm"] == "native")
+            out.append(f"  {e['op']:<21} {e['bytes']:>9} B  {best['algorithm']} {format_time(best['median'])}{vs}"
+                       f"   ({others})")
+    return out
 
 
 def mpirun_command(np: int, program: list[str], extra: list[str]) -> tuple[list[str], dict]:
@@ -99,6 +119,7 @@ def show_lines(p: dict) -> list[str]:
         out += ["", "reductions (gamma, s per byte, hetcoll's kernels): " + ", ".join(
             f"{r['op']} {r['type']} {r['gamma']['median'] * 1e9:.3f} ns" for r in p["reductions"])]
     out += lambda_lines(p)
+    out += tuned_lines(p)
     return out
 
 

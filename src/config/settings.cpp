@@ -12,8 +12,9 @@ namespace hetcoll {
 const std::vector<Setting>& settings() {
   static const std::vector<Setting> table = {
       {"HETCOLL_PROFILE", "hockney:alpha=3us,beta=0.1ns,gamma=0.1ns,overlap=0",
-       "the machine model: a spec (see 'hetcoll models') or a JSON model file; the default is fitted to shared "
-       "memory (3 us per message, 10 GB/s, receives keep the CPU busy)"},
+       "the machine model: a profile written by 'hetcoll probe' (ranks mapped to its hosts by name; measured "
+       "decisions of 'hetcoll tune' included), a spec (see 'hetcoll models') or a JSON model file; the default is "
+       "fitted to shared memory (3 us per message, 10 GB/s, receives keep the CPU busy)"},
       {"HETCOLL_ALGO", "",
        "algorithm overrides, e.g. 'bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect' (the grammar in the README)"},
       {"HETCOLL_TABLE", "",

@@ -1,3 +1,4 @@
+#include "interpose/tls.hpp"
 #include "interpose/buffers.hpp"
 
 #include <cstring>
@@ -17,7 +18,7 @@ struct LayoutMemo {
   TypeLayout layout[4];
   int n = 0;
 };
-thread_local LayoutMemo t_layouts;
+HETCOLL_TLS LayoutMemo t_layouts;
 
 TypeLayout layout(MPI_Datatype t) {
   LayoutMemo& m = t_layouts;

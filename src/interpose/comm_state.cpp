@@ -1,3 +1,4 @@
+#include "interpose/tls.hpp"
 #include "interpose/comm_state.hpp"
 
 #include <algorithm>
@@ -39,7 +40,7 @@ struct StateMemo {
   CommState* state = nullptr;
   uint64_t freed = 0;
 };
-thread_local StateMemo t_memo;
+HETCOLL_TLS StateMemo t_memo;
 }  // namespace
 
 CommState* find_state(MPI_Comm comm) {

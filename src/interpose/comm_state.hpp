@@ -22,6 +22,10 @@ namespace hetcoll::mpi {
 struct Compiled {
   Collective coll;     // the call as prepared (in_place as the user asked)
   bool aside = false;  // in-place input copied aside: the algorithm cannot run in place
+  // The decision is the native MPI's (measured, or nothing could be
+  // priced): calls of this shape go to PMPI_* without planning again.
+  bool native = false;
+  std::string why;
   ExecProgram prog;
 };
 

@@ -1,3 +1,4 @@
+#include "interpose/tls.hpp"
 #include "interpose/runtime.hpp"
 
 #include <algorithm>
@@ -18,7 +19,10 @@ namespace hetcoll::mpi {
 
 namespace {
 
-thread_local LastError t_last;
+HETCOLL_TLS LastError t_last;
+// The reason of a call that execute_call hands to the native MPI without
+// throwing (a cached native decision).
+HETCOLL_TLS const std::string* t_decline = nullptr;
 
 // Scratch memory a communicator keeps between calls.
 constexpr size_t kKeptScratchBytes = size_t(64) << 20;
@@ -128,7 +132,11 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
   cc.coll = coll;
   const std::shared_ptr<Planner> pl = planner_for(st);  // model and overrides, consistent
   Decision d = decide(coll, *pl, st, rank);
-  if (d.native()) throw Decline{d.note};
+  if (d.native()) {
+    cc.native = true;
+    cc.why = cat(mpi_name(coll.op), ": ", d.note);
+    return cc;
+  }
   const Algorithm& a = *d.choice.algorithm;
   Collective run_coll = coll;
   if (coll.in_place) {
@@ -236,6 +244,10 @@ Status execute_call(const Call& call) {
     st.last = st.recent->prog.algorithm;
   }
   const Compiled& cc = *st.recent;
+  if (cc.native) {  // without an exception: this is a hot path when native is the measured winner
+    t_decline = &cc.why;
+    return Status::unsupported;
+  }
 
   const void* in = pr.in;
   if (cc.aside) {
@@ -272,7 +284,15 @@ Status run(const Call& call) noexcept {
   const char* name = mpi_name(call.coll);
   try {
     try {
-      return execute_call(call);
+      const Status s = execute_call(call);
+      if (s != Status::unsupported) return s;
+      // A cached native decision: no string is built (the message is kept).
+      if (config().explain) say_once(*t_decline + " → native MPI");
+      t_last.status = Status::unsupported;
+      t_last.mpi_code = MPI_SUCCESS;
+      t_last.message.assign(*t_decline);
+      t_last.answer_here = false;
+      return Status::unsupported;
     } catch (const Decline& d) {
       std::string why = cat(name, ": ", d.why);
       say_once(why + " → native MPI");

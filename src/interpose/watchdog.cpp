@@ -1,3 +1,4 @@
+#include "interpose/tls.hpp"
 #include "interpose/watchdog.hpp"
 
 #include <atomic>
@@ -104,7 +105,7 @@ void watch(double timeout) {
 }
 
 Slot& my_slot() {
-  thread_local Slot* slot = [] {
+  HETCOLL_TLS Slot* slot = [] {
     auto* s = new Slot;  // lives forever: the watchdog may be reading it
     std::lock_guard<std::mutex> lock(slots().mu);
     slots().all.push_back(s);

@@ -10,6 +10,7 @@
 #include "measure/profile.hpp"
 #include "measure/subnets.hpp"
 #include "model/profile_model.hpp"
+#include "plan/planner.hpp"
 #include "util/error.hpp"
 
 using namespace hetcoll;
@@ -335,4 +336,77 @@ TEST(ProfileModel, BanikazemiCostsPerHostAndClass) {
   EXPECT_NEAR(s.arrive - s.send, 0.5e-6, 1e-15);
   EXPECT_DOUBLE_EQ(m.reduce_time(1, 100), 3e-8);
   EXPECT_THROW(m.message(0, 4, 1), InputError);
+}
+
+namespace {
+// A measured decision for `op` on the sample profile's hosts 0 and 1.
+Profile tuned_profile(const std::string& op, const std::string& winner, int lo, int hi) {
+  Profile p = sample_profile();
+  TunedLayout t;
+  t.hosts = {0, 1};
+  t.created = "now";
+  t.repeats = 3;
+  TunedEntry e;
+  e.op = op;
+  e.bytes = 64;
+  e.class_lo = lo, e.class_hi = hi;
+  e.winner = winner;
+  e.times = {{"native", {1e-6, 1.2e-6}, 0}, {winner == "native" ? "binomial_tree" : winner, {0.9e-6, 1.1e-6}, 1e-6}};
+  if (winner == "native") e.times[1].time = {2e-6, 2.2e-6};
+  t.entries.push_back(e);
+  p.tuned.push_back(t);
+  return parse_profile(profile_to_json(p));  // through the file format
+}
+}  // namespace
+
+TEST(MeasuredDecisions, TheProfileDecidesWhereItMeasuredAndTheModelElsewhere) {
+  const Collective call = Collective::make(CollOp::bcast, 2, 64, 0, 1);
+  const int cls = size_class(64);
+  {
+    auto m = std::make_shared<ProfileModel>(tuned_profile("bcast", "native", cls, cls + 1), "profile:t1");
+    Planner pl(m);
+    Decision d = pl.decide(call, 1, {0, 1});
+    EXPECT_TRUE(d.native());
+    EXPECT_TRUE(d.measured);
+    EXPECT_NE(d.note.find("measured: native 1.2 us"), std::string::npos) << d.note;
+    // Another size class, another layout, another collective: the model.
+    EXPECT_FALSE(pl.decide(Collective::make(CollOp::bcast, 2, 1 << 20, 0, 1), 1, {0, 1}).measured);
+    EXPECT_FALSE(pl.decide(call, 2, {0, 2}).measured);
+    EXPECT_FALSE(pl.decide(Collective::make(CollOp::allgather, 2, 64, 0, 1), 1, {0, 1}).measured);
+    // Without a map (the command line): the layout of the probe job, ranks 0 and 1 on hosts 0 and 0.
+    EXPECT_FALSE(pl.decide(call).measured);
+  }
+  {
+    auto m = std::make_shared<ProfileModel>(tuned_profile("bcast", "binomial_tree", cls, cls + 1), "profile:t2");
+    Planner pl(m);
+    Decision d = pl.decide(call, 1, {0, 1});
+    EXPECT_FALSE(d.native());
+    EXPECT_TRUE(d.measured);
+    EXPECT_EQ(d.algorithm, "binomial_tree");
+    EXPECT_DOUBLE_EQ(d.measured_time, 1.1e-6);
+    EXPECT_DOUBLE_EQ(d.native_time, 1.2e-6);
+    EXPECT_GT(d.predicted, 0);
+  }
+  {
+    // A winner that does not fit the call (a 2x2 mesh on 2 ranks): planned, and said.
+    auto m = std::make_shared<ProfileModel>(tuned_profile("bcast", "hybrid_bcast[mesh=2x2:SS]", cls, cls + 1),
+                                            "profile:t3");
+    Planner pl(m);
+    Decision d = pl.decide(call, 1, {0, 1});
+    EXPECT_FALSE(d.measured);
+    EXPECT_NE(d.note.find("does not fit"), std::string::npos) << d.note;
+  }
+  // Overlapping ranges, a winner never timed, empty ranges: refused.
+  Profile p = tuned_profile("bcast", "native", cls, cls + 1);
+  p.tuned[0].entries.push_back(p.tuned[0].entries[0]);
+  EXPECT_THROW(parse_profile(profile_to_json(p)), InputError);
+  p = tuned_profile("bcast", "native", cls, cls + 1);
+  p.tuned[0].entries[0].winner = "lambda_tree";
+  EXPECT_THROW(parse_profile(profile_to_json(p)), InputError);
+  p = tuned_profile("bcast", "native", cls, cls + 1);
+  p.tuned[0].entries[0].class_hi = cls;
+  EXPECT_THROW(parse_profile(profile_to_json(p)), InputError);
+  p = tuned_profile("bcast", "native", cls, cls + 1);
+  p.tuned[0].hosts = {0, 7};
+  EXPECT_THROW(parse_profile(profile_to_json(p)), InputError);
 }

@@ -162,3 +162,45 @@ def test_results_stay_right_on_a_profile_and_a_misfit_warns_once(local_profile, 
         assert proc.returncode == 0 and " 0 failures" in proc.stdout, (name, proc.stderr[-2000:])
         lines = [l for l in proc.stderr.splitlines() if "HETCOLL_PROFILE" in l]
         assert len(lines) == 1 and "ignored" in lines[0], (name, proc.stderr[-2000:])
+
+
+def test_tune_stores_measured_decisions_the_mpi_layer_follows(local_profile, tmp_path, run_cli):
+    # hetcoll tune on 2 local ranks: native against hetcoll's best candidates;
+    # the MPI layer then runs each winner (native included) and explains it.
+    _needs_mpi()
+    tuned = tmp_path / "tuned.json"
+    tuned.write_text(local_profile.read_text())
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "hetcoll", "tune", str(tuned), "--np", "2", "--ops",
+                           "bcast,allreduce,allgather,barrier", "--max", "32k", "--repeats", "3", "--",
+                           "--mca", "btl", "self,vader,tcp"], capture_output=True, text=True, env=_env(), timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(tuned.read_text())
+    _validate(doc)
+    (layout,) = doc["tuned"]
+    assert layout["hosts"] == [0, 0] and layout["repeats"] == 3
+    ops = {e["op"] for e in layout["entries"]}
+    assert ops == {"bcast", "allreduce", "allgather", "barrier"}
+    for e in layout["entries"]:
+        assert e["times"][0]["algorithm"] == "native" and 2 <= len(e["times"]) <= 4
+        assert e["winner"] == min(e["times"], key=lambda t: t["median"])["algorithm"]
+    code, out, err = run_cli("profile", "show", str(tuned))
+    assert code == 0 and "measured decisions for 2 ranks" in out
+    # The MPI layer and the planner binding agree call by call.
+    proc = _mpi("test_mpi_decisions", 2, HETCOLL_PROFILE=str(tuned), HETCOLL_DEBUG="explain")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    model = _core.parse_model(str(tuned))
+    measured = 0
+    for r in records:
+        c = _core.collective(r["op"], r["ranks"], r["bytes"] // r["elem_size"], r["root"], r["elem_size"],
+                             r["order_free"])
+        d = _core.decide(c, model, "")
+        assert r["algorithm"] == ("" if d["native"] else d["algorithm"]), (r, d)
+        measured += d["measured"]
+    assert measured > 10
+    assert "measured" in proc.stderr and ("vs native" in proc.stderr or "measured: native" in proc.stderr)
+    # Results stay right with measured decisions.
+    proc = _mpi("test_mpi_collectives", 2, "--quick", HETCOLL_PROFILE=str(tuned))
+    assert proc.returncode == 0 and " 0 failures" in proc.stdout, proc.stderr[-2000:]

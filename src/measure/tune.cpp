@@ -1,0 +1,343 @@
+// hetcoll-tune: measured decisions for a probed machine. For each collective
+// and message size it times the native MPI collective (PMPI_*) and the
+// planner's best predicted candidates on the profile's model, run by
+// hetcoll (MPI_* with the algorithm forced), and stores the winners in the
+// profile (measure/profile.hpp: TunedLayout). The planner then decides by
+// measurement where the profile has one for the job's layout and the call's
+// size class, and by the model elsewhere.
+//
+// Timing (Banikazemi et al. Fig. 2): after a barrier, `iters` calls each
+// followed by a barrier; the barrier's own time (measured the same way) is
+// subtracted; the slowest rank's time counts; minimum and median over the
+// repeats, candidates interleaved within each repeat. The winner has the
+// smallest median. Every decision is rank 0's, broadcast.
+//
+//   mpirun -n K hetcoll-tune PROFILE [-o OUT] [--ops bcast,allreduce,...]
+//                            [--max 1M] [--repeats 7] [--candidates 3]
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hetcoll.h"
+#include "measure/profile.hpp"
+#include "model/profile_model.hpp"
+#include "plan/planner.hpp"
+
+using namespace hetcoll;
+
+namespace {
+
+int g_rank = 0, g_size = 1;
+
+[[noreturn]] void fail(const std::string& msg) {
+  if (g_rank == 0) std::fprintf(stderr, "hetcoll-tune: %s\n", msg.c_str());
+  MPI_Finalize();
+  std::exit(2);
+}
+
+struct Options {
+  std::string profile, out;
+  std::vector<std::string> ops = {"bcast", "reduce", "allreduce", "gather", "scatter", "allgather",
+                                  "reduce_scatter_block", "alltoall", "scan", "barrier"};
+  uint64_t max_bytes = uint64_t(1) << 20;
+  int repeats = 7;
+  int candidates = 3;
+  double target = 2e-3;  // s per measurement
+  bool progress = true;
+};
+
+uint64_t parse_bytes(const std::string& v) {
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  std::string u = end ? end : "";
+  double f = u.empty() ? 1 : (u == "k" || u == "K") ? 1024 : (u == "m" || u == "M") ? 1048576 : -1;
+  if (f < 0 || !(x >= 8) || x * f > double(64 << 20)) fail("--max '" + v + "': a size from 8 to 64M");
+  return uint64_t(x * f);
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) fail(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "-o" || a == "--output") o.out = value();
+    else if (a == "--ops") {
+      o.ops.clear();
+      std::stringstream ss(value());
+      std::string op;
+      while (std::getline(ss, op, ',')) o.ops.push_back(op);
+    } else if (a == "--max") o.max_bytes = parse_bytes(value());
+    else if (a == "--repeats") {
+      o.repeats = std::atoi(value().c_str());
+      if (o.repeats < 1 || o.repeats > 1000) fail("--repeats: 1 to 1000");
+    } else if (a == "--candidates") {
+      o.candidates = std::atoi(value().c_str());
+      if (o.candidates < 1 || o.candidates > 8) fail("--candidates: 1 to 8");
+    } else if (a == "--no-progress") o.progress = false;
+    else if (a == "-h" || a == "--help") {
+      if (g_rank == 0)
+        std::printf("usage: hetcoll-tune PROFILE [-o OUT] [--ops bcast,allreduce,...] [--max 1M] [--repeats 7] "
+                    "[--candidates 3] [--no-progress]\n");
+      MPI_Finalize();
+      std::exit(0);
+    } else if (!a.empty() && a[0] == '-') fail("unknown argument '" + a + "' (--help lists them)");
+    else if (o.profile.empty()) o.profile = a;
+    else fail("one profile, please ('" + a + "' is a second)");
+  }
+  if (o.profile.empty()) fail("which profile? hetcoll-tune PROFILE (written by hetcoll probe)");
+  if (o.out.empty()) o.out = o.profile;
+  for (const std::string& op : o.ops) {
+    static const char* known[] = {"bcast", "reduce", "allreduce", "gather", "scatter", "allgather",
+                                  "reduce_scatter_block", "alltoall", "scan", "barrier"};
+    if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return op == k; }) == std::end(known))
+      fail("--ops: '" + op + "' is not one of bcast reduce allreduce gather scatter allgather reduce_scatter_block "
+           "alltoall scan barrier");
+  }
+  return o;
+}
+
+using Call = std::function<void(bool native)>;
+
+// Per-rank message of `bytes` (doubles for the reductions), as bench_mpi.
+Call make_call(const std::string& name, int n, std::vector<char>& a, std::vector<char>& b) {
+  return [&a, &b, name, n](bool native) {
+    char *x = a.data(), *y = b.data();
+    MPI_Comm w = MPI_COMM_WORLD;
+    if (name == "bcast") native ? PMPI_Bcast(x, n, MPI_DOUBLE, 0, w) : MPI_Bcast(x, n, MPI_DOUBLE, 0, w);
+    else if (name == "reduce") native ? PMPI_Reduce(x, y, n, MPI_DOUBLE, MPI_SUM, 0, w) : MPI_Reduce(x, y, n, MPI_DOUBLE, MPI_SUM, 0, w);
+    else if (name == "allreduce") native ? PMPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, w) : MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (name == "gather") native ? PMPI_Gather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w) : MPI_Gather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w);
+    else if (name == "scatter") native ? PMPI_Scatter(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w) : MPI_Scatter(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w);
+    else if (name == "allgather") native ? PMPI_Allgather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w) : MPI_Allgather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w);
+    else if (name == "reduce_scatter_block") native ? PMPI_Reduce_scatter_block(x, y, n, MPI_DOUBLE, MPI_SUM, w) : MPI_Reduce_scatter_block(x, y, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (name == "alltoall") native ? PMPI_Alltoall(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w) : MPI_Alltoall(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w);
+    else if (name == "scan") native ? PMPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, w) : MPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, w);
+    else native ? PMPI_Barrier(w) : MPI_Barrier(w);
+  };
+}
+
+// The call hetcoll's planner sees (as the MPI layer describes it).
+Collective describe(const std::string& name, int n) {
+  const CollOp op = coll_op_from_name(name);
+  Collective c = Collective::make(op, g_size, op == CollOp::barrier ? 0 : uint64_t(n), 0, 8);
+  c.order_free = false;  // MPI_DOUBLE with MPI_SUM
+  return c;
+}
+
+// Banikazemi Fig. 2: barrier; iters × (call; barrier); less the barriers;
+// the slowest rank (on rank 0).
+double timed(const Call& f, bool native, int iters, double barrier) {
+  PMPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; ++i) {
+    f(native);
+    PMPI_Barrier(MPI_COMM_WORLD);
+  }
+  double local = std::max(0.0, (MPI_Wtime() - t0) / iters - barrier), slowest = 0;
+  PMPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  return slowest;
+}
+
+double barrier_time(int iters) {
+  PMPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; ++i) PMPI_Barrier(MPI_COMM_WORLD);
+  double t = (MPI_Wtime() - t0) / iters;
+  PMPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);  // rank 0's, subtracted everywhere alike
+  return t;
+}
+
+Measure summarize(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v.front(), v[(v.size() - 1) / 2]};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  const Options opt = parse_args(argc, argv);
+  const double start = MPI_Wtime();
+
+  // The profile's model, on every rank (the file is where HETCOLL_PROFILE would read it).
+  std::shared_ptr<ProfileModel> model;
+  std::string error;
+  try {
+    model = ProfileModel::load(opt.profile);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  int bad = error.empty() ? 0 : 1, any_bad = 0;
+  PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_bad) fail(error.empty() ? "the profile could not be read on every rank" : error);
+  if (hetcoll_set_model(opt.profile.c_str()) != 0) fail(std::string("hetcoll_set_model: ") + hetcoll_last_error());
+
+  // The job's layout: each rank's host in the profile.
+  char name[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  int mine = model->host_index(std::string(name, size_t(std::max(len, 0))));
+  std::vector<int> layout(static_cast<size_t>(g_size));
+  PMPI_Allgather(&mine, 1, MPI_INT, layout.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 0; r < g_size; ++r)
+    if (layout[size_t(r)] < 0) {
+      if (r == g_rank) std::fprintf(stderr, "hetcoll-tune: the profile does not describe host '%s' (rank %d): probe it\n", name, r);
+      MPI_Finalize();
+      return 2;
+    }
+
+  std::vector<uint64_t> sizes;
+  for (uint64_t b = 8; b <= opt.max_bytes; b *= 8) sizes.push_back(b);
+  std::vector<char> a(size_t(opt.max_bytes) * size_t(g_size) + 64, 1), b(a.size(), 2);
+  TunedLayout tuned;
+  tuned.hosts = layout;
+  tuned.repeats = opt.repeats;
+  size_t step = 0, steps = 0;
+  for (const std::string& op : opt.ops) steps += op == "barrier" ? 1 : sizes.size();
+
+  for (const std::string& op : opt.ops) {
+    std::vector<TunedEntry> entries;
+    for (uint64_t bytes : sizes) {
+      if (op == "barrier" && bytes > 8) break;
+      const int n = int(bytes / 8);
+      const Collective call = describe(op, n);
+      Call f = make_call(op, n, a, b);
+      // Candidates: native, then the planner's best predicted on the
+      // profile for this layout (rank 0's list, the same everywhere).
+      std::vector<std::string> names{"native"};
+      std::vector<double> predicted{0};
+      if (g_rank == 0) {
+        PlanOptions po;
+        po.rank_map = layout;
+        const PlanResult pr = plan(representative(call), *model, po);
+        for (const Candidate& c : pr.candidates) {
+          if (int(names.size()) > opt.candidates) break;
+          names.push_back(c.algorithm);
+          predicted.push_back(c.predicted);
+        }
+      }
+      std::string joined;
+      for (const std::string& s : names) joined += s + "\n";
+      int jl = int(joined.size());
+      PMPI_Bcast(&jl, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      joined.resize(size_t(jl));
+      PMPI_Bcast(joined.data(), jl, MPI_CHAR, 0, MPI_COMM_WORLD);
+      names.clear();
+      {
+        std::stringstream ss(joined);
+        std::string s;
+        while (std::getline(ss, s)) names.push_back(s);
+      }
+      predicted.resize(names.size(), 0);
+      // Iterations for ~target per measurement, from native (rank 0 decides).
+      f(true);
+      PMPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      for (int i = 0; i < 3; ++i) f(true);
+      double pilot = (MPI_Wtime() - t0) / 3;
+      int iters = int(std::clamp(opt.target / std::max(pilot, 1e-7), 3.0, 1000.0));
+      PMPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      const double barrier = barrier_time(iters);
+      std::vector<std::vector<double>> t(names.size());
+      for (int rep = 0; rep < opt.repeats; ++rep)
+        for (size_t c = 0; c < names.size(); ++c) {
+          const bool native = names[c] == "native";
+          if (!native) {
+            const std::string rule = op + ":@" + names[c];
+            if (hetcoll_set_algorithm(rule.c_str()) != 0)
+              fail("cannot force " + rule + ": " + hetcoll_last_error());
+            f(false);  // planned and compiled outside the timing
+            char ran[256];
+            hetcoll_last_algorithm(MPI_COMM_WORLD, ran, sizeof ran);
+            if (g_rank == 0 && rep == 0 && names[c] != ran)
+              std::fprintf(stderr, "hetcoll-tune: %s %llu B: forced %s, ran %s\n", op.c_str(),
+                           static_cast<unsigned long long>(bytes), names[c].c_str(), ran);
+          }
+          t[c].push_back(timed(f, native, iters, barrier));
+        }
+      hetcoll_set_algorithm("");
+      if (g_rank == 0) {
+        TunedEntry e;
+        e.op = op;
+        e.bytes = call.size_bytes();
+        size_t best = 0;
+        for (size_t c = 0; c < names.size(); ++c) {
+          TunedTime tt{names[c], summarize(t[c]), predicted[c]};
+          e.times.push_back(tt);
+          if (tt.time.median < e.times[best].time.median) best = c;
+        }
+        e.winner = names[best];
+        entries.push_back(e);
+        ++step;
+        if (opt.progress)
+          std::fprintf(stderr, "hetcoll-tune: [%3zu/%zu] %-20s %8llu B: %s (native %.2f us, %s %.2f us)\n", step, steps,
+                       op.c_str(), static_cast<unsigned long long>(bytes), e.winner.c_str(),
+                       e.times[0].time.median * 1e6, e.times.size() > 1 ? e.times[1].algorithm.c_str() : "-",
+                       e.times.size() > 1 ? e.times[1].time.median * 1e6 : 0.0);
+      }
+    }
+    // Size classes: each measured size decides the classes nearer to it
+    // than to its neighbours; below the smallest down to 0 B; none beyond
+    // the largest (the model decides there).
+    if (g_rank == 0) {
+      for (size_t i = 0; i < entries.size(); ++i) {
+        const int c = size_class(entries[i].bytes);
+        entries[i].class_lo = i == 0 ? 0 : (size_class(entries[i - 1].bytes) + c + 1) / 2;
+        entries[i].class_hi = i + 1 == entries.size() ? c + 1 : (c + size_class(entries[i + 1].bytes) + 1) / 2;
+      }
+      for (TunedEntry& e : entries)
+        if (e.class_hi > e.class_lo) tuned.entries.push_back(std::move(e));
+    }
+  }
+
+  int rc = 0;
+  if (g_rank == 0) {
+    try {
+      Profile p = load_profile(opt.profile);
+      char date[32];
+      std::time_t now = std::time(nullptr);
+      std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+      tuned.created = date;
+      p.tuned.erase(std::remove_if(p.tuned.begin(), p.tuned.end(),
+                                   [&](const TunedLayout& t) { return t.hosts == tuned.hosts; }),
+                    p.tuned.end());
+      if (p.tuned.size() >= kMaxTunedLayouts) p.tuned.erase(p.tuned.begin());
+      p.tuned.push_back(tuned);
+      const std::string text = profile_to_json(p);
+      parse_profile(text);  // what we write, we can read
+      const std::string tmp = opt.out + ".tmp";
+      {
+        std::ofstream out(tmp, std::ios::binary);
+        out << text;
+        if (!out) throw std::runtime_error("cannot write " + tmp);
+      }
+      if (std::rename(tmp.c_str(), opt.out.c_str()) != 0) throw std::runtime_error("cannot replace " + opt.out);
+      int native_wins = 0;
+      for (const TunedEntry& e : tuned.entries) native_wins += e.winner == "native";
+      std::printf("hetcoll-tune: %zu measured decisions for %d ranks on %s (native won %d) in %.1f s; wrote %s\n",
+                  tuned.entries.size(), g_size, opt.profile.c_str(), native_wins, MPI_Wtime() - start,
+                  opt.out.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "hetcoll-tune: %s\n", e.what());
+      rc = 1;
+    }
+  }
+  PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return rc;
+}
