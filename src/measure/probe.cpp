@@ -356,6 +356,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(g_comm, &g_rank);
   MPI_Comm_size(g_comm, &g_size);
   const Options opt = parse_args(argc, argv);
+  // The bandwidth message; smaller when the budget cannot pay for it.
+  uint64_t large = opt.large;
   MPI_Barrier(g_comm);
   g_start = MPI_Wtime();
   Progress bar(opt.progress);
@@ -371,7 +373,7 @@ int main(int argc, char** argv) {
   const Hosts hosts = find_hosts();
   const int H = hosts.n();
   const size_t HH = size_t(H) * size_t(H);
-  std::vector<char> buf(std::max<uint64_t>(opt.large, 4096) + 64);
+  std::vector<char> buf(std::max<uint64_t>(large, 4096) + 64);
   std::vector<char> buf2(buf.size());
 
   // 2. Pairs: latency (every repeat), then bandwidth (every repeat), each
@@ -393,13 +395,14 @@ int main(int argc, char** argv) {
         } else {
           // One way large, the answer small: the large message's one-way
           // time is the total less the small one's (measured before).
-          const double t = large_then_small(peer, init, buf, opt.large, opt.small);
+          const double t = large_then_small(peer, init, buf, large, opt.small);
           if (init) large_t[k].push_back(std::max(0.0, t - *std::min_element(small_t[k].begin(), small_t[k].end())));
         }
       };
       if (opt.sequential) {
         one_pair_at_a_time(hosts, order, measure);
       } else {
+        const double rep_start = elapsed();
         for (int r = 0; r < rounds_of(H) && H > 1; ++r) {
           MPI_Barrier(g_comm);
           if (hosts.leader()) {
@@ -407,6 +410,22 @@ int main(int argc, char** argv) {
             if (q >= 0) measure(hosts.ranks[size_t(q)][0], hosts.mine < q, std::min(hosts.mine, q), std::max(hosts.mine, q));
           }
           bar.update(double(r + 1) / rounds_of(H));
+          // After the first bandwidth round under a budget: if all rounds at
+          // this size would take more than a quarter of the budget, start
+          // over with a smaller message (a power of two, at least 16 KiB).
+          if (big && rep == 0 && r == 0 && budget > 0 && rounds_of(H) > 1) {
+            unsigned long long next = large;
+            if (g_rank == 0) {
+              const double projected = (elapsed() - rep_start) * rounds_of(H);
+              while (next > (uint64_t(16) << 10) && projected * double(next) / double(large) > 0.25 * budget) next /= 2;
+            }
+            MPI_Bcast(&next, 1, MPI_UNSIGNED_LONG_LONG, 0, g_comm);
+            if (next != large) {
+              large = next;
+              for (auto& v : large_t) v.clear();
+              r = -1;  // the rounds again, at the new size
+            }
+          }
         }
       }
       // Latency may use a fifth of the budget, latency and bandwidth together half.
@@ -470,7 +489,7 @@ int main(int argc, char** argv) {
       }
       const double t0 = elapsed();
       one_pair_at_a_time(hosts, reps, [&](int peer, bool init, int a, int b) {
-        double t = pingpong(peer, init, buf, opt.large, 1);
+        double t = pingpong(peer, init, buf, large, 1);
         if (init) ts[size_t(class_of(a, b))].push_back(t);
       });
       last = elapsed() - t0;
@@ -497,14 +516,14 @@ int main(int argc, char** argv) {
   constexpr int kHostFields = 8;
   std::vector<double> hostv(size_t(H) * kHostFields, 0.0);
   const int K = 16;
-  const uint64_t eager = 2048, sm_bytes = std::max<uint64_t>(opt.large / 4, 4096);
+  const uint64_t eager = 2048, sm_bytes = std::max<uint64_t>(large / 4, 4096);
   bar.phase("overheads", 0.5, 0.65);
   double overhead_cost = 0;
   for (int a = 0; a < H && g_rank == 0; ++a) {
     const int b = nearest[size_t(a)];
     if (b < 0) continue;
     const size_t k = size_t(a) * size_t(H) + size_t(b);
-    const double per_byte = pd.large_min[k] > pd.small_min[k] ? (pd.large_min[k] - pd.small_min[k]) / double(opt.large) : 0;
+    const double per_byte = pd.large_min[k] > pd.small_min[k] ? (pd.large_min[k] - pd.small_min[k]) / double(large) : 0;
     overhead_cost += std::max(1, repeats_done) * (10 * pd.small_min[k] + (4 * K + 4) * pd.small_min[k] +
                                                    (4.0 * sm_bytes + 2.0 * K * eager) * per_byte) +
                      2 * std::log2(double(g_size) + 1) * pd.small_min[k];  // the barrier
@@ -625,7 +644,7 @@ int main(int argc, char** argv) {
       std::vector<double> s, l;
       for (int rep = 0; rep < std::max(1, repeats_done); ++rep) {
         s.push_back(pingpong(peer, init, buf, opt.small, 0));
-        l.push_back(pingpong(peer, init, buf, opt.large, 1));
+        l.push_back(pingpong(peer, init, buf, large, 1));
       }
       if (init) shm[size_t(hosts.mine) * 2] = summarize(s).min, shm[size_t(hosts.mine) * 2 + 1] = summarize(l).min;
     }
@@ -715,7 +734,9 @@ int main(int argc, char** argv) {
         lp.nonblocking = nb == 1;
         for (int k = 1; k <= Kmax; ++k) {
           std::vector<double> t1, t2;
-          for (int rep = 0; rep < std::max(1, std::min(repeats_done, 3)); ++rep)
+          // Transfers of a MiB or more vary little: one repeat there.
+          const int lambda_reps = m >= (uint64_t(1) << 20) ? 1 : std::max(1, std::min(repeats_done, 3));
+          for (int rep = 0; rep < lambda_reps; ++rep)
             for (int ex = 1; ex <= 2; ++ex) {
               if (!in) continue;
               MPI_Barrier(lc);
@@ -807,7 +828,7 @@ int main(int argc, char** argv) {
     }
     p.budget_exhausted = exhausted;
     p.small_bytes = opt.small;
-    p.large_bytes = opt.large;
+    p.large_bytes = large;
     for (int h = 0; h < H; ++h) {
       HostProfile x;
       x.name = hosts.names[size_t(h)];
@@ -832,7 +853,7 @@ int main(int argc, char** argv) {
         x.Rc.min = std::min(x.Rc.min, rc);
         x.Rc.median = std::min(x.Rc.median, rc);
         if (one_way_large > one_way_small)
-          x.Rm = std::min(x.Rm, std::max(0.0, (one_way_large - one_way_small) / double(opt.large - opt.small) - Sm));
+          x.Rm = std::min(x.Rm, std::max(0.0, (one_way_large - one_way_small) / double(large - opt.small) - Sm));
       };
       for (int i = 0; i < H; ++i)
         if (i != j)
@@ -851,7 +872,7 @@ int main(int argc, char** argv) {
     p.subnet_gap = part.gap;
     p.ring = ring.hosts;
     p.ring_crossings = ring.crossings;
-    const double payload = double(opt.large - opt.small);
+    const double payload = double(large - opt.small);
     // Classes of host pairs.
     for (int a = 0; a < S; ++a)
       for (int b = a; b < S; ++b) {
