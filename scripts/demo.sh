@@ -21,3 +21,13 @@ echo "   (the full benchmark: scripts/bench_mpi.sh, docs/mpi_benchmark.md)"
 mkdir -p results/demo
 "${mpi[@]}" -n 2 build/py/bench_mpi 3 262144 bcast,allreduce,allgather,alltoall > results/demo/bench_mpi_p2.json
 .venv/bin/hetcoll bench-report results/demo/bench_mpi_p2.json | sed -n '1p;/^| collective/,/^$/p'
+echo
+echo "== Measuring this machine: hetcoll probe (4 ranks), then hetcoll tune; the profile's summary"
+.venv/bin/hetcoll probe --np 4 -o results/demo/profile.json --tune --tune-max 256k --tune-repeats 5 \
+  -- --mca btl self,vader,tcp > /dev/null
+.venv/bin/hetcoll profile show results/demo/profile.json | sed -n '1,12p'
+echo "   ... (hetcoll profile show results/demo/profile.json: lambda(m), measured decisions)"
+echo
+echo "== The same program on the measured profile: HETCOLL_PROFILE=results/demo/profile.json"
+"${mpi[@]}" -n 4 -x LD_PRELOAD="$(.venv/bin/hetcoll lib)" -x HETCOLL_DEBUG=explain \
+  -x HETCOLL_PROFILE=results/demo/profile.json build/py/plain_mpi_app
