@@ -286,8 +286,8 @@ Status run(const Call& call) noexcept {
     try {
       const Status s = execute_call(call);
       if (s != Status::unsupported) return s;
-      // A cached native decision: no string is built (the message is kept).
-      if (config().explain) say_once(*t_decline + " → native MPI");
+      // A cached native decision (explained where it was decided): no
+      // string is built, the message is kept.
       t_last.status = Status::unsupported;
       t_last.mpi_code = MPI_SUCCESS;
       t_last.message.assign(*t_decline);
