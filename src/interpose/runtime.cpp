@@ -183,7 +183,11 @@ Status execute_call(const Call& call) {
   forget_layouts();
   Config& cfg = config();
   report_configuration();
-  if (cfg.disabled) throw Decline{"HETCOLL_DISABLE is set"};
+  if (cfg.disabled) {  // without an exception: every call takes this path
+    static const std::string kDisabled = "HETCOLL_DISABLE is set";
+    t_decline = &kDisabled;
+    return Status::unsupported;
+  }
   if (call.comm == MPI_COMM_NULL) throw UserError(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
   // A communicator with state is an intracommunicator hetcoll has used.
   CommState* known = find_state(call.comm);
@@ -286,8 +290,8 @@ Status run(const Call& call) noexcept {
     try {
       const Status s = execute_call(call);
       if (s != Status::unsupported) return s;
-      // A cached native decision (explained where it was decided): no
-      // string is built, the message is kept.
+      // A cached native decision (explained where it was decided) or
+      // HETCOLL_DISABLE: no string is built, the message is kept.
       t_last.status = Status::unsupported;
       t_last.mpi_code = MPI_SUCCESS;
       t_last.message.assign(*t_decline);
