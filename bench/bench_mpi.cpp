@@ -17,11 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "collective_calls.hpp"
 #include "hetcoll.h"
 
 namespace {
 
-using Call = std::function<void(bool native)>;
+using hetcoll::bench::Call;
 
 double seconds_per_call(const Call& f, bool native, int iters) {
   double sum = 0;
@@ -70,19 +71,7 @@ int main(int argc, char** argv) {
         counts[size_t(i)] = n;
         displs[size_t(i)] = i * n;
       }
-      Call f = [&](bool native) {
-        char *x = a.data(), *y = b.data();
-        if (name == "bcast") native ? PMPI_Bcast(x, n, MPI_DOUBLE, 0, MPI_COMM_WORLD) : MPI_Bcast(x, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        else if (name == "reduce") native ? PMPI_Reduce(x, y, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD) : MPI_Reduce(x, y, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        else if (name == "allreduce") native ? PMPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) : MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        else if (name == "gather") native ? PMPI_Gather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, MPI_COMM_WORLD) : MPI_Gather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        else if (name == "scatter") native ? PMPI_Scatter(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, MPI_COMM_WORLD) : MPI_Scatter(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        else if (name == "allgather") native ? PMPI_Allgather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, MPI_COMM_WORLD) : MPI_Allgather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, MPI_COMM_WORLD);
-        else if (name == "reduce_scatter_block") native ? PMPI_Reduce_scatter_block(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) : MPI_Reduce_scatter_block(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        else if (name == "alltoall") native ? PMPI_Alltoall(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, MPI_COMM_WORLD) : MPI_Alltoall(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, MPI_COMM_WORLD);
-        else if (name == "scan") native ? PMPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) : MPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        else native ? PMPI_Barrier(MPI_COMM_WORLD) : MPI_Barrier(MPI_COMM_WORLD);
-      };
+      Call f = hetcoll::bench::collective_call(name, n, a, b);
       // Enough iterations for ~20 ms per measurement, decided on rank 0.
       f(false);
       f(true);

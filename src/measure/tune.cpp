@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "collective_calls.hpp"
 #include "hetcoll.h"
 #include "measure/profile.hpp"
 #include "model/profile_model.hpp"
@@ -61,7 +62,7 @@ uint64_t parse_bytes(const std::string& v) {
   double x = std::strtod(v.c_str(), &end);
   std::string u = end ? end : "";
   double f = u.empty() ? 1 : (u == "k" || u == "K") ? 1024 : (u == "m" || u == "M") ? 1048576 : -1;
-  if (f < 0 || !(x >= 8) || x * f > double(64 << 20)) fail("--max '" + v + "': a size from 8 to 64M");
+  if (f < 0 || !(x * f >= 8) || x * f > double(64 << 20)) fail("--max '" + v + "': a size from 8 to 64M");
   return uint64_t(x * f);
 }
 
@@ -109,25 +110,7 @@ Options parse_args(int argc, char** argv) {
   return o;
 }
 
-using Call = std::function<void(bool native)>;
-
-// Per-rank message of `bytes` (doubles for the reductions), as bench_mpi.
-Call make_call(const std::string& name, int n, std::vector<char>& a, std::vector<char>& b) {
-  return [&a, &b, name, n](bool native) {
-    char *x = a.data(), *y = b.data();
-    MPI_Comm w = MPI_COMM_WORLD;
-    if (name == "bcast") native ? PMPI_Bcast(x, n, MPI_DOUBLE, 0, w) : MPI_Bcast(x, n, MPI_DOUBLE, 0, w);
-    else if (name == "reduce") native ? PMPI_Reduce(x, y, n, MPI_DOUBLE, MPI_SUM, 0, w) : MPI_Reduce(x, y, n, MPI_DOUBLE, MPI_SUM, 0, w);
-    else if (name == "allreduce") native ? PMPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, w) : MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, w);
-    else if (name == "gather") native ? PMPI_Gather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w) : MPI_Gather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w);
-    else if (name == "scatter") native ? PMPI_Scatter(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w) : MPI_Scatter(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w);
-    else if (name == "allgather") native ? PMPI_Allgather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w) : MPI_Allgather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w);
-    else if (name == "reduce_scatter_block") native ? PMPI_Reduce_scatter_block(x, y, n, MPI_DOUBLE, MPI_SUM, w) : MPI_Reduce_scatter_block(x, y, n, MPI_DOUBLE, MPI_SUM, w);
-    else if (name == "alltoall") native ? PMPI_Alltoall(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w) : MPI_Alltoall(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w);
-    else if (name == "scan") native ? PMPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, w) : MPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, w);
-    else native ? PMPI_Barrier(w) : MPI_Barrier(w);
-  };
-}
+using hetcoll::bench::Call;
 
 // The call hetcoll's planner sees (as the MPI layer describes it).
 Collective describe(const std::string& name, int n) {
@@ -216,7 +199,7 @@ int main(int argc, char** argv) {
       if (op == "barrier" && bytes > 8) break;
       const int n = int(bytes / 8);
       const Collective call = describe(op, n);
-      Call f = make_call(op, n, a, b);
+      Call f = hetcoll::bench::collective_call(op, n, a, b);
       // Candidates: native, then the planner's best predicted on the
       // profile for this layout (rank 0's list, the same everywhere).
       std::vector<std::string> names{"native"};
