@@ -150,7 +150,11 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
   // copies into reductions.
   Schedule s;
   try {
-    s = optimize_for_execution(generate(d.choice, run_coll, pl->model(), rank));
+    // The group's model, mapped as decide() mapped it.
+    const bool hosts = pl->model().maps_hosts();
+    const bool per_rank = pl->model().ranks() > 0;
+    const ModelPtr gm = pl->model_for(hosts ? st.host_map : per_rank ? st.world_ranks : std::vector<int>{}, coll.nranks);
+    s = optimize_for_execution(generate(d.choice, run_coll, *gm, rank));
   } catch (const InputError& e) {
     // A decision table is the user's file: an entry that does not fit the
     // call (edited by hand) sends it to the native MPI, on every rank alike.

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "model/topology.hpp"
 #include "util/json.hpp"
 
 namespace hetcoll {
@@ -40,6 +41,11 @@ struct MessageCost {
   double send = 0;    // sender's send port busy
   double arrive = 0;  // from send start until the message is at the receiver
   double recv = 0;    // receiver's receive port busy
+  // The part of `send` that moves the bytes at the message's own rate (for
+  // models with a topology: the simulator replaces it by the time the
+  // bytes take through links shared with other messages, and holds the
+  // send port until they are through).
+  double wire = 0;
   double total() const { return arrive + recv; }
 };
 
@@ -82,6 +88,9 @@ class MachineModel {
   // sends share its bandwidth); the simulator and the executor both follow
   // this number.
   virtual int send_ports() const { return 1; }
+  // Where the model's ranks sit (hosts, subnets) and the links their
+  // messages share; nullptr for a model without structure.
+  virtual TopologyPtr topology() const { return nullptr; }
 
   virtual json::Value to_json() const = 0;
 
@@ -95,6 +104,16 @@ class MachineModel {
 };
 
 using ModelPtr = std::shared_ptr<const MachineModel>;
+
+// The model seen by a group whose rank i is the model's rank map[i] (a
+// sub-communicator, the ranks of a job laid out on a profile's hosts, one
+// subnet): messages, reductions and the topology are the base model's for
+// the mapped ranks. An empty map returns the base itself.
+ModelPtr map_model(ModelPtr base, std::vector<int> map);
+// The model a group of n ranks plans and generates with: mapped by
+// rank_map when given, else, for a model of hosts, laid out as the job that
+// measured it (default_rank_map); else the model itself.
+ModelPtr group_model(ModelPtr base, const std::vector<int>& rank_map, int n);
 
 // Parses "postal:lambda=1.8", "hockney:alpha=20us,beta=1ns,gamma=0.5ns",
 // "loggp:L=5us,o=1us,g=2us,G=0.1ns", "hetero:nodes=F,F,S,S",

@@ -1,5 +1,7 @@
 #include "model/profile_model.hpp"
 
+#include <algorithm>
+
 #include "util/error.hpp"
 
 namespace hetcoll {
@@ -18,8 +20,13 @@ ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move
   for (size_t i = 0; i < p.hosts.size(); ++i)
     for (int r : p.hosts[i].ranks) probe_host_of_rank_[size_t(r)] = int(i);
   links_.assign(size_t(subnets_) * size_t(subnets_), Link{});
+  // X_m of a pair with the network to itself, where the probe measured one.
+  auto alone_xm = [](const PairClass& c) {
+    if (!(c.bandwidth_alone > 0) || !(c.bandwidth > 0)) return c.Xm;
+    return std::max(0.0, c.Xm - (1 / c.bandwidth - 1 / c.bandwidth_alone));
+  };
   for (const PairClass& c : p.classes) {
-    Link l{c.Xc, c.Xm};
+    Link l{c.Xc, alone_xm(c)};
     if (c.a < 0) {
       shm_ = l;
       continue;
@@ -33,8 +40,58 @@ ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move
     const PairClass* inside = nullptr;
     for (const PairClass& c : p.classes)
       if (c.a >= 0 && c.a == c.b) inside = &c;
-    if (inside) shm_ = {inside->Xc, inside->Xm};
+    if (inside) shm_ = {inside->Xc, alone_xm(*inside)};
   }
+  build_topology(p);
+}
+
+void ProfileModel::build_topology(const Profile& p) {
+  auto t = std::make_shared<Topology>();
+  const int H = int(hosts_.size()), S = subnets_;
+  t->host_of_rank.resize(size_t(H));
+  t->subnet_of_host.resize(size_t(H));
+  for (int h = 0; h < H; ++h) {
+    t->host_of_rank[size_t(h)] = h;
+    t->subnet_of_host[size_t(h)] = hosts_[size_t(h)].subnet;
+    t->host_names.push_back(hosts_[size_t(h)].name);
+  }
+  auto rate = [](const Link& l) { return l.Xm > 0 ? 1 / l.Xm : 0.0; };
+  // A host's interface: what a pair of its subnet gets alone; in a subnet
+  // of one host, the fastest of its classes.
+  std::vector<double> nic(size_t(S), 0);
+  for (int a = 0; a < S; ++a) {
+    const bool inside_measured = p.between(a, a) != nullptr;
+    for (int b = 0; b < S; ++b)
+      if (b == a || !inside_measured) nic[size_t(a)] = std::max(nic[size_t(a)], rate(link(a, b)));
+  }
+  t->nic_up.assign(size_t(H), -1);
+  t->nic_down.assign(size_t(H), -1);
+  for (int h = 0; h < H; ++h) {
+    const double bw = nic[size_t(hosts_[size_t(h)].subnet)];
+    if (!(bw > 0)) continue;
+    t->nic_up[size_t(h)] = int(t->links.size());
+    t->links.push_back({cat("nic_up(", hosts_[size_t(h)].name, ")"), bw});
+    t->nic_down[size_t(h)] = int(t->links.size());
+    t->links.push_back({cat("nic_down(", hosts_[size_t(h)].name, ")"), bw});
+  }
+  std::vector<double> up(size_t(S), 0);
+  for (const PairClass& c : p.classes) {
+    if (c.a < 0 || c.a == c.b || !(c.slowdown > 1.25)) continue;
+    const double r = rate(link(c.a, c.b));
+    if (!(r > 0) || r >= 0.8 * std::min(nic[size_t(c.a)], nic[size_t(c.b)])) continue;
+    up[size_t(c.a)] = std::max(up[size_t(c.a)], r);
+    up[size_t(c.b)] = std::max(up[size_t(c.b)], r);
+  }
+  t->uplink_out.assign(size_t(S), -1);
+  t->uplink_in.assign(size_t(S), -1);
+  for (int a = 0; a < S; ++a) {
+    t->subnet_names.push_back(cat("subnet ", a));
+    if (!(up[size_t(a)] > 0)) continue;
+    t->uplink_out[size_t(a)] = t->uplink_in[size_t(a)] = int(t->links.size());
+    t->links.push_back({cat("uplink(subnet ", a, ")"), up[size_t(a)]});
+  }
+  t->check();
+  topo_ = t;
 }
 
 std::shared_ptr<ProfileModel> ProfileModel::load(const std::string& path) {
@@ -102,7 +159,7 @@ MessageCost ProfileModel::message(int src, int dst, uint64_t bytes) const {
   const Link& l = src == dst ? shm_ : link(s.subnet, r.subnet);
   const double m = double(bytes);
   const double send = s.Sc + (s.Sm + l.Xm) * m;
-  return {send, send + l.Xc, r.Rc + r.Rm * m};
+  return {send, send + l.Xc, r.Rc + r.Rm * m, l.Xm * m};
 }
 
 double ProfileModel::reduce_time(int host, uint64_t bytes) const {

@@ -14,6 +14,20 @@
 //
 // so the one-way time is Banikazemi's eq. 1, S + X + R, and a node sends no
 // faster than the class's bandwidth. Reductions γ(i)·m, copies copy(i)·m.
+//
+// X_m is the class's bandwidth with the network to itself (the probe's
+// "alone" pair); what concurrent messages cost each other is the
+// topology's business (model/topology.hpp), built from the profile:
+//
+//   interface of host h   1/X_m of h's subnet class (one per direction)
+//   uplink of subnet a    where a class (a, b) was slowed by concurrent
+//                         traffic (slowdown > 1.25) and a pair alone got
+//                         less than the interfaces give: the most a pair
+//                         of a's classes got alone, one link for both
+//                         directions (the probe does not tell duplex).
+//
+// A subnet's uplink is only bounded from below this way: a pair (a, b)
+// limited by b's uplink says nothing more about a's.
 #pragma once
 #include <unordered_map>
 #include <vector>
@@ -42,6 +56,7 @@ class ProfileModel : public MachineModel {
   std::vector<int> default_rank_map(int n) const override;
   bool receive_uses_cpu() const override { return receives_use_cpu_; }
   json::Value to_json() const override;
+  TopologyPtr topology() const override { return topo_; }
 
   // The index of the host of this name, or -1.
   int host_index(const std::string& name) const;
@@ -69,6 +84,7 @@ class ProfileModel : public MachineModel {
     double Xc = 0, Xm = 0;
   };
   const Link& link(int a, int b) const;
+  void build_topology(const Profile& p);
   std::vector<Host> hosts_;
   std::vector<int> probe_host_of_rank_;  // the measuring job's layout
   std::unordered_map<std::string, int> index_;
@@ -76,6 +92,7 @@ class ProfileModel : public MachineModel {
   int subnets_ = 1;
   std::vector<Link> links_;  // subnets × subnets, symmetric
   Link shm_;
+  TopologyPtr topo_;
   bool receives_use_cpu_ = false;
   std::vector<TunedLayout> tuned_;
   std::string spec_;

@@ -98,6 +98,14 @@ void rank_candidates(std::vector<Candidate>& cands, const std::vector<size_t>& r
 
 PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOptions& opt) {
   coll.check();
+  // Generators and the simulator see the group's ranks as model ranks (the
+  // topology of a hierarchical algorithm is the group's).
+  if (!opt.rank_map.empty() || model.maps_hosts()) {
+    ModelPtr gm = group_model(ModelPtr(ModelPtr(), &model), opt.rank_map, coll.nranks);
+    PlanOptions o = opt;
+    o.rank_map.clear();
+    return plan(coll, *gm, o);
+  }
   PlanResult res;
   res.unit = model.unit();
   // Closed forms describe ranks as the model has them, in order.
@@ -337,6 +345,10 @@ size_t Planner::KeyHash::operator()(const Key& k) const {
   return size_t(h);
 }
 
+ModelPtr Planner::model_for(const std::vector<int>& rank_map, int n) const {
+  return group_model(model_, rank_map, n);
+}
+
 size_t Planner::cached() const {
   std::lock_guard<std::mutex> lock(mu_);
   return cache_.size();
@@ -397,7 +409,7 @@ bool Planner::measured(const Collective& rep, const std::vector<int>& rank_map, 
     if (auto no = disqualified(*choice.algorithm, rep)) {
       why = *no;
     } else {
-      generate(choice, rep, *model_, -1, kMaxScheduleOps);
+      generate(choice, rep, *model_for(rank_map, rep.nranks), -1, kMaxScheduleOps);
       Decision planned_d = planned(rep, rank_map);  // its prediction, and the runner-up
       d = Decision{};
       d.choice = choice;
@@ -453,7 +465,7 @@ std::shared_ptr<const Decision> Planner::decide_shared(const Collective& call, u
       why = *no;
     } else {
       try {
-        generate(r.algorithm, rep, *model_, -1, kMaxScheduleOps);
+        generate(r.algorithm, rep, *model_for(rank_map, rep.nranks), -1, kMaxScheduleOps);
       } catch (const TooLarge&) {
         why = cat("its schedule would exceed ", kMaxScheduleOps, " operations");
       } catch (const InputError& e) {

@@ -146,6 +146,9 @@ class Planner {
                                                 const std::vector<int>& rank_map = {}, bool* fresh = nullptr);
   const MachineModel& model() const { return *model_; }
   const ModelPtr& model_ptr() const { return model_; }
+  // The model a group of n ranks (rank_map: group rank → model rank, as
+  // decide takes it) generates its schedules with: group_model.
+  ModelPtr model_for(const std::vector<int>& rank_map, int n) const;
   const Overrides& overrides() const { return overrides_; }
   size_t cached() const;
 

@@ -1,6 +1,7 @@
 #include "sim/simulator.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "schedule/validator.hpp"
 #include "sim/radix_heap.hpp"
@@ -13,9 +14,28 @@ namespace {
 constexpr int64_t kNil = -1;
 enum Resource { kSendPort = 0, kRecvPort = 1, kCpu = 2 };
 
-// Event payload: gid << 1 | 1 = the message for recv gid reached the
-// receiver; gid << 1 = op gid completes.
-constexpr uint64_t kArriveBit = 1;
+// Event payload: gid << 2 | kind.
+enum EventKind : uint64_t {
+  kComplete = 0,   // op gid completes
+  kArrival = 1,    // the message for recv gid reached the receiver
+  kFlowStart = 2,  // send gid's bytes start through the network (topology)
+  kFlowEnd = 3,    // send gid's bytes may be through (stale if rescheduled)
+};
+
+// A message's bytes crossing shared links (models with a topology).
+struct Flow {
+  uint64_t gid = 0;        // its send
+  double remaining = 0;    // bytes
+  double cap = 0;          // bytes/s: the message's own rate
+  double rate = 0;         // bytes/s now
+  double last = 0;         // when remaining was last brought up to date
+  double finish = 0;       // the time of its pending kFlowEnd event
+  double latency = 0;      // from the last byte out to the message at the receiver
+  int links[4] = {0, 0, 0, 0};
+  int nlinks = 0;
+  uint32_t mark = 0;       // component search
+  bool active = false;
+};
 
 class Sim {
  public:
@@ -26,7 +46,9 @@ class Sim {
         N_(s.total_ops()),
         p_(size_t(s.nranks())),
         recv_on_cpu_(m.receive_uses_cpu()),
-        ports_(uint32_t(std::max(1, m.send_ports()))) {}
+        ports_(uint32_t(std::max(1, m.send_ports()))),
+        topo_holder_(m.topology()),
+        topo_(topo_holder_.get()) {}
 
   SimResult run() {
     Matching match = match_messages(s_, 4);
@@ -63,6 +85,17 @@ class Sim {
       send_at_[r + 1] = sends_.size();
       next_send_[r] = send_at_[r];
     }
+    if (topo_) {
+      if (topo_->ranks() > 0) {
+        int need = 0;
+        for (size_t r = 0; r < p_; ++r) need = std::max(need, phys(uint32_t(r)) + 1);
+        if (need > topo_->ranks())
+          throw InputError(cat("the topology places ", topo_->ranks(), " ranks but the schedule needs ", need));
+      }
+      flow_of_.assign(N_, -1);
+      link_flows_.assign(topo_->links.size(), {});
+      link_mark_.assign(topo_->links.size(), 0);
+    }
     for (uint64_t g = 0; g < N_; ++g)
       if (remaining_[g] == 0) pending_.push_back(g);
     flush(0.0);
@@ -74,16 +107,26 @@ class Sim {
     while (!events_.empty()) {
       auto [t, ev] = events_.pop();
       for (;;) {
-        uint64_t g = ev >> 1;
-        if (ev & kArriveBit) {
-          flags_[g] |= kArrived;
-          note(g, kArrive, partner_[g]);
-          pending_.push_back(g);
-        } else {
-          ++done;
-          complete(g, t);
+        const uint64_t g = ev >> 2;
+        switch (EventKind(ev & 3)) {
+          case kArrival:
+            flags_[g] |= kArrived;
+            note(g, kArrive, partner_[g]);
+            pending_.push_back(g);
+            break;
+          case kComplete:
+            ++done;
+            complete(g, t);
+            break;
+          case kFlowStart: flow_start(g, t); break;
+          case kFlowEnd: flow_end(g, t); break;
         }
-        if (!events_.has_now()) break;
+        if (!events_.has_now()) {
+          // Rates change once per instant, after every flow of it started
+          // or ended; ends due now come back through has_now.
+          if (!dirty_flows_.empty() || !dirty_links_.empty()) share(t);
+          if (!events_.has_now()) break;
+        }
         ev = events_.pop().second;
       }
       flush(t);
@@ -172,7 +215,141 @@ class Sim {
 
   int phys(uint32_t r) const { return opt_.rank_map.empty() ? int(r) : opt_.rank_map[r]; }
 
-  void push(double t, uint64_t g, bool arrive) { events_.push(t, g << 1 | (arrive ? kArriveBit : 0)); }
+  void push(double t, uint64_t g, bool arrive) { events_.push(t, g << 2 | (arrive ? kArrival : kComplete)); }
+  void push_kind(double t, uint64_t g, EventKind k) { events_.push(t, g << 2 | k); }
+
+  // ---- the network (models with a topology)
+
+  // Send g's bytes leave: a flow over the route's links, at the message's
+  // own rate or its fair share of a link, whichever is less.
+  void flow_start(uint64_t g, double t) {
+    Flow& f = flows_[size_t(flow_of_[g])];
+    const Op& o = s_.op_at(g);
+    f.nlinks = topo_->route(phys(rank_of_[g]), phys(uint32_t(o.peer)), f.links);
+    f.last = t;
+    if (f.nlinks == 0) {  // nothing shared: the message's own rate
+      f.rate = f.cap;
+      f.finish = t + f.remaining / f.cap;
+      push_kind(f.finish, g, kFlowEnd);
+      return;
+    }
+    f.active = true;
+    for (int k = 0; k < f.nlinks; ++k) link_flows_[size_t(f.links[k])].push_back(uint32_t(flow_of_[g]));
+    dirty_flows_.push_back(uint32_t(flow_of_[g]));
+  }
+
+  void flow_end(uint64_t g, double t) {
+    const uint32_t id = uint32_t(flow_of_[g]);
+    Flow& f = flows_[id];
+    if (f.finish != t) return;  // rescheduled since
+    if (f.active) {
+      f.active = false;
+      for (int k = 0; k < f.nlinks; ++k) {
+        auto& v = link_flows_[size_t(f.links[k])];
+        for (size_t i = 0; i < v.size(); ++i)
+          if (v[i] == id) {
+            v[i] = v.back();
+            v.pop_back();
+            break;
+          }
+        dirty_links_.push_back(uint32_t(f.links[k]));
+      }
+    }
+    end_[g] = t;  // the send port is free once the bytes are out
+    push(t, g, false);
+    push(t + f.latency, partner_[g], true);
+    free_flows_.push_back(id);
+  }
+
+  // Max-min fair rates for the flows connected (through shared links) to
+  // those that started or to links that lost a flow, by progressive
+  // filling: raise every rate together, freezing a flow when it reaches its
+  // own cap or a link it crosses is full.
+  void share(double t) {
+    ++epoch_;
+    comp_flows_.clear();
+    comp_links_.clear();
+    auto visit_link = [&](uint32_t l) {
+      if (link_mark_[l] == epoch_) return;
+      link_mark_[l] = epoch_;
+      comp_links_.push_back(l);
+    };
+    auto visit_flow = [&](uint32_t id) {
+      Flow& f = flows_[id];
+      if (!f.active || f.mark == epoch_) return;
+      f.mark = epoch_;
+      comp_flows_.push_back(id);
+    };
+    for (uint32_t id : dirty_flows_) visit_flow(id);
+    for (uint32_t l : dirty_links_) visit_link(l);
+    dirty_flows_.clear();
+    dirty_links_.clear();
+    for (size_t fi = 0, li = 0; fi < comp_flows_.size() || li < comp_links_.size();) {
+      if (fi < comp_flows_.size()) {
+        const Flow& f = flows_[comp_flows_[fi++]];
+        for (int k = 0; k < f.nlinks; ++k) visit_link(uint32_t(f.links[k]));
+      } else {
+        for (uint32_t id : link_flows_[comp_links_[li++]]) visit_flow(id);
+      }
+    }
+    if (comp_flows_.empty()) return;
+    for (uint32_t id : comp_flows_) {
+      Flow& f = flows_[id];
+      f.remaining = std::max(0.0, f.remaining - f.rate * (t - f.last));
+      f.last = t;
+      f.rate = -1;  // not frozen
+    }
+    link_left_.resize(topo_->links.size());
+    link_count_.resize(topo_->links.size());
+    for (uint32_t l : comp_links_) {
+      link_left_[l] = topo_->links[l].bandwidth;
+      link_count_[l] = uint32_t(link_flows_[l].size());
+    }
+    size_t unfrozen = comp_flows_.size();
+    while (unfrozen > 0) {
+      double level = INFINITY;
+      for (uint32_t l : comp_links_)
+        if (link_count_[l] > 0) level = std::min(level, std::max(0.0, link_left_[l]) / link_count_[l]);
+      for (uint32_t id : comp_flows_)
+        if (flows_[id].rate < 0) level = std::min(level, flows_[id].cap);
+      const double tol = level * (1 + 1e-12);
+      size_t frozen_now = 0;
+      for (uint32_t id : comp_flows_) {
+        Flow& f = flows_[id];
+        if (f.rate >= 0) continue;
+        bool full = f.cap <= tol;
+        for (int k = 0; k < f.nlinks && !full; ++k) {
+          const uint32_t l = uint32_t(f.links[k]);
+          full = std::max(0.0, link_left_[l]) / link_count_[l] <= tol;
+        }
+        if (!full) continue;
+        f.rate = std::min(f.cap, level);
+        ++frozen_now;
+      }
+      for (uint32_t id : comp_flows_) {  // take the frozen flows off their links
+        Flow& f = flows_[id];
+        if (f.rate < 0 || f.mark != epoch_) continue;
+        f.mark = epoch_ - 1;  // counted
+        for (int k = 0; k < f.nlinks; ++k) {
+          const uint32_t l = uint32_t(f.links[k]);
+          link_left_[l] -= f.rate;
+          --link_count_[l];
+        }
+      }
+      if (frozen_now == 0) break;  // cannot happen: the minimum freezes one
+      unfrozen -= frozen_now;
+    }
+    for (uint32_t id : comp_flows_) {
+      Flow& f = flows_[id];
+      const double rate = std::max(f.rate, 1e-300);
+      const double finish = t + f.remaining / rate;
+      f.rate = rate;
+      if (finish != f.finish) {
+        f.finish = finish;
+        push_kind(finish, f.gid, kFlowEnd);
+      }
+    }
+  }
 
   // Offers, in program order, every pending op that can now use its
   // resource: ops whose dependencies are done, receives whose message is in.
@@ -225,6 +402,30 @@ class Sim {
         busy = c.send;
         uint64_t rg = partner_[g];
         recv_cost_[rg] = c.recv;
+        if (topo_ && c.wire > 0 && o.len > 0) {
+          // The overheads, then the bytes through the network (the port
+          // stays busy until they are out), then the latency.
+          uint32_t id;
+          if (free_flows_.empty()) {
+            id = uint32_t(flows_.size());
+            flows_.emplace_back();
+          } else {
+            id = free_flows_.back();
+            free_flows_.pop_back();
+          }
+          Flow& f = flows_[id];
+          f = Flow{};
+          f.gid = g;
+          f.remaining = double(o.len);
+          f.cap = double(o.len) / c.wire;
+          f.latency = c.arrive - c.send;
+          f.mark = 0;
+          flow_of_[g] = int64_t(id);
+          start_[g] = t;
+          end_[g] = -1;
+          push_kind(t + (c.send - c.wire), g, kFlowStart);
+          return;
+        }
         push(t + c.arrive, rg, true);
         break;
       }
@@ -290,6 +491,16 @@ class Sim {
   const size_t p_;
   const bool recv_on_cpu_;
   const uint32_t ports_;  // sends in flight per rank
+  const TopologyPtr topo_holder_;
+  const Topology* topo_;  // nullptr: messages never share links
+  std::vector<Flow> flows_;
+  std::vector<uint32_t> free_flows_;
+  std::vector<int64_t> flow_of_;  // per op: its flow (sends on a topology)
+  std::vector<std::vector<uint32_t>> link_flows_;  // active flows per link
+  std::vector<uint32_t> link_mark_, link_count_;
+  std::vector<double> link_left_;
+  std::vector<uint32_t> dirty_flows_, dirty_links_, comp_flows_, comp_links_;
+  uint32_t epoch_ = 1;
   std::vector<uint64_t> sends_, send_at_, next_send_;  // CSR: each rank's sends in program order
   std::vector<uint32_t> sending_;
   std::vector<uint64_t> partner_;

@@ -1,0 +1,70 @@
+#include "model/topology.hpp"
+
+#include <cmath>
+
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+int Topology::route(int a, int b, int out[4]) const {
+  const int ha = host_of(a), hb = host_of(b);
+  if (ha == hb) return 0;
+  int n = 0;
+  auto add = [&](int l) {
+    if (l >= 0) out[n++] = l;
+  };
+  add(nic_up[size_t(ha)]);
+  const int sa = subnet_of_host[size_t(ha)], sb = subnet_of_host[size_t(hb)];
+  if (sa != sb) {
+    add(uplink_out[size_t(sa)]);
+    add(uplink_in[size_t(sb)]);
+  }
+  add(nic_down[size_t(hb)]);
+  return n;
+}
+
+std::shared_ptr<const Topology> Topology::mapped(const std::vector<int>& map) const {
+  auto t = std::make_shared<Topology>(*this);
+  t->host_of_rank.resize(map.size());
+  for (size_t i = 0; i < map.size(); ++i) {
+    if (map[i] < 0 || map[i] >= ranks())
+      throw InputError(cat("rank map entry ", map[i], " is not a rank of the topology (", ranks(), " ranks)"));
+    t->host_of_rank[i] = host_of_rank[size_t(map[i])];
+  }
+  return t;
+}
+
+void Topology::check() const {
+  const int H = hosts(), S = subnets(), L = int(links.size());
+  auto link_ok = [&](int l) { return l >= -1 && l < L; };
+  for (int h : host_of_rank)
+    if (h < 0 || h >= H) throw InputError(cat("topology: rank on host ", h, " of ", H));
+  if (int(nic_up.size()) != H || int(nic_down.size()) != H)
+    throw InputError("topology: one interface entry per host is needed");
+  if (int(uplink_in.size()) != S) throw InputError("topology: one uplink entry per subnet is needed");
+  for (int s : subnet_of_host)
+    if (s < 0 || s >= S) throw InputError(cat("topology: host in subnet ", s, " of ", S));
+  for (int h = 0; h < H; ++h)
+    if (!link_ok(nic_up[size_t(h)]) || !link_ok(nic_down[size_t(h)]))
+      throw InputError(cat("topology: host ", h, " names a link that does not exist"));
+  for (int s = 0; s < S; ++s)
+    if (!link_ok(uplink_out[size_t(s)]) || !link_ok(uplink_in[size_t(s)]))
+      throw InputError(cat("topology: subnet ", s, " names a link that does not exist"));
+  for (const NetLink& l : links)
+    if (!(l.bandwidth > 0) || !std::isfinite(l.bandwidth))
+      throw InputError(cat("topology: link ", l.name, " has bandwidth ", l.bandwidth, " (must be positive)"));
+}
+
+bool Topology::multi_host() const {
+  for (int h : host_of_rank)
+    if (h != host_of_rank[0]) return true;
+  return false;
+}
+
+bool Topology::multi_subnet() const {
+  for (size_t r = 0; r < host_of_rank.size(); ++r)
+    if (subnet_of(int(r)) != subnet_of(0)) return true;
+  return false;
+}
+
+}  // namespace hetcoll

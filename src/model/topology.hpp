@@ -1,0 +1,68 @@
+// Topology: where a model's ranks sit and which links their messages share.
+//
+// Three levels, as ECO (§4) and Banikazemi (§2) see a cluster: ranks on
+// hosts (ranks of one host talk through shared memory), hosts in subnets
+// (hosts of one subnet hang off one switch, each through its own network
+// interface), and subnets joined through their uplinks. A message from rank
+// a to rank b crosses
+//
+//   same host       no network link
+//   same subnet     nic_up(host a), nic_down(host b)
+//   other subnet    nic_up(host a), uplink_out(subnet a), uplink_in(subnet b),
+//                   nic_down(host b)
+//
+// (a link id of -1 is a link that never limits). A link of one subnet may
+// carry both directions (uplink_out == uplink_in: a half-duplex or shared
+// uplink, SimGrid's SHARED) or one each (full duplex). The simulator shares
+// each link's bandwidth max-min fairly among the messages crossing it at the
+// same instant, on top of each message's own rate (MessageCost::wire), as
+// SimGrid's flow model does.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hetcoll {
+
+struct NetLink {
+  std::string name;        // "nic_up(a3)", "uplink(A)"
+  double bandwidth = 0;    // bytes/s, shared max-min fairly
+};
+
+class Topology {
+ public:
+  // Per rank: its host. Per host: its subnet and interface links. Per
+  // subnet: its uplinks. All link ids index links (or are -1).
+  std::vector<int> host_of_rank;
+  std::vector<int> subnet_of_host;
+  std::vector<int> nic_up, nic_down;         // per host
+  std::vector<int> uplink_out, uplink_in;    // per subnet
+  std::vector<NetLink> links;
+  std::vector<std::string> host_names, subnet_names;  // for explanations (may be empty)
+
+  int ranks() const { return int(host_of_rank.size()); }
+  int hosts() const { return int(subnet_of_host.size()); }
+  int subnets() const { return int(uplink_out.size()); }
+  int host_of(int rank) const { return host_of_rank[size_t(rank)]; }
+  int subnet_of(int rank) const { return subnet_of_host[size_t(host_of(rank))]; }
+
+  // The links a message from rank a to rank b crosses, in order, into out
+  // (at most 4); returns how many.
+  int route(int a, int b, int out[4]) const;
+
+  // The same machine seen by a group whose rank i is this topology's rank
+  // map[i] (hosts, subnets and links unchanged).
+  std::shared_ptr<const Topology> mapped(const std::vector<int>& map) const;
+
+  // Checks ids and bandwidths; throws InputError naming the problem.
+  void check() const;
+
+  // Are there several hosts? Several subnets?
+  bool multi_host() const;
+  bool multi_subnet() const;
+};
+
+using TopologyPtr = std::shared_ptr<const Topology>;
+
+}  // namespace hetcoll

@@ -1,0 +1,214 @@
+// The simulator's network: messages that cross the same link at the same
+// time share its bandwidth max-min fairly (model/topology.hpp), checked
+// against hand-computed flow schedules; a model with a topology and no
+// contention prices exactly as without one; mapped models see the group.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "algorithms/registry.hpp"
+#include "model/machine_model.hpp"
+#include "model/topology.hpp"
+#include "schedule/builder.hpp"
+#include "sim/simulator.hpp"
+#include "util/error.hpp"
+
+using namespace hetcoll;
+
+namespace {
+
+// o: sender overhead, cap: a message's own rate (B/s), L: latency, r:
+// receive overhead. With a topology or without.
+class FlowModel : public MachineModel {
+ public:
+  FlowModel(int n, double o, double cap, double L, double r, TopologyPtr t)
+      : n_(n), o_(o), cap_(cap), L_(L), r_(r), t_(std::move(t)) {}
+  std::string kind() const override { return "test"; }
+  std::string spec() const override { return "test"; }
+  std::string unit() const override { return "s"; }
+  MessageCost message(int, int, uint64_t bytes) const override {
+    const double wire = double(bytes) / cap_;
+    return {o_ + wire, o_ + wire + L_, r_, wire};
+  }
+  double reduce_time(int, uint64_t) const override { return 0; }
+  double copy_time(int, uint64_t) const override { return 0; }
+  int ranks() const override { return n_; }
+  TopologyPtr topology() const override { return t_; }
+  json::Value to_json() const override { return json::Value::object(); }
+
+ private:
+  int n_;
+  double o_, cap_, L_, r_;
+  TopologyPtr t_;
+};
+
+// One rank per host; hosts in the given subnets; every host an interface
+// of nic B/s each way; every subnet an uplink of up B/s (0: none), one link
+// both ways when shared.
+TopologyPtr cluster(const std::vector<int>& subnet_of_host, double nic, double up, bool shared = true) {
+  auto t = std::make_shared<Topology>();
+  int S = 0;
+  for (int s : subnet_of_host) S = std::max(S, s + 1);
+  for (size_t h = 0; h < subnet_of_host.size(); ++h) {
+    t->host_of_rank.push_back(int(h));
+    t->subnet_of_host.push_back(subnet_of_host[h]);
+    t->nic_up.push_back(int(t->links.size()));
+    t->links.push_back({"up", nic});
+    t->nic_down.push_back(int(t->links.size()));
+    t->links.push_back({"down", nic});
+  }
+  for (int s = 0; s < S; ++s) {
+    if (up <= 0) {
+      t->uplink_out.push_back(-1);
+      t->uplink_in.push_back(-1);
+      continue;
+    }
+    t->uplink_out.push_back(int(t->links.size()));
+    t->links.push_back({"uplink", up});
+    if (!shared) t->links.push_back({"uplink_in", up});
+    t->uplink_in.push_back(int(t->links.size()) - 1);
+  }
+  t->check();
+  return t;
+}
+
+// Every rank in `from` sends `bytes` to its partner in `to` at time 0.
+Schedule pairs(int n, const std::vector<std::pair<int, int>>& msgs, const std::vector<uint64_t>& bytes) {
+  uint64_t most = 0;
+  for (uint64_t b : bytes) most = std::max(most, b);
+  Collective c = Collective::make(CollOp::alltoall, n, most);
+  Builder b(c, "pairs");
+  for (size_t k = 0; k < msgs.size(); ++k) {
+    const auto [s, d] = msgs[k];
+    b.send(s, d, {Buf::in, uint64_t(d) * most, bytes[k]});
+    b.recv(d, s, {Buf::out, uint64_t(s) * most, bytes[k]});
+  }
+  return b.finish();
+}
+
+double recv_end(const Schedule& s, const SimResult& r, int rank, int nth = 0) {
+  int seen = 0;
+  for (size_t i = 0; i < s.num_ops(rank); ++i)
+    if (s.op(rank, i).kind == OpKind::recv && seen++ == nth) return r.end[s.first_op(rank) + i];
+  return -1;
+}
+
+}  // namespace
+
+TEST(Network, TwoMessagesIntoOneInterfaceShareIt) {
+  // 0 → 2 and 1 → 2, 1000 B each, interface 1000 B/s: both at 500 B/s,
+  // through at o + 2 s; receives one after the other.
+  auto m = FlowModel(3, 1e-3, 1e9, 5e-3, 1e-3, cluster({0, 0, 0}, 1000, 0));
+  Schedule s = pairs(3, {{0, 2}, {1, 2}}, {1000, 1000});
+  SimResult r = simulate(s, m);
+  EXPECT_NEAR(r.rank_finish[0], 1e-3 + 2.0, 1e-12);  // the port is held until the bytes are out
+  EXPECT_NEAR(r.rank_finish[1], 1e-3 + 2.0, 1e-12);
+  EXPECT_NEAR(r.makespan, 1e-3 + 2.0 + 5e-3 + 2e-3, 1e-12);
+}
+
+TEST(Network, MaxMinFairness) {
+  // Subnets {0,1} and {2,3}, interfaces 10 B/s, shared uplinks 2 B/s.
+  // 0 → 1 (inside) and 2 → 1 (across) share 1's interface: the crossing
+  // message is held to 2 B/s by the uplinks, the other gets the remaining
+  // 8 B/s. 16 B each: the inside message is through at 2 s, then the
+  // crossing one (12 B left at t = 2 s) keeps 2 B/s: through at 8 s.
+  auto m = FlowModel(4, 0, 1e9, 0, 0, cluster({0, 0, 1, 1}, 10, 2));
+  Schedule s = pairs(4, {{0, 1}, {2, 1}}, {16, 16});
+  SimResult r = simulate(s, m);
+  EXPECT_NEAR(r.rank_finish[0], 2.0, 1e-12);
+  EXPECT_NEAR(r.rank_finish[2], 8.0, 1e-12);
+}
+
+TEST(Network, AFinishedMessageFreesBandwidth) {
+  // 10 B and 30 B through one 10 B/s interface: 5 B/s each until the first
+  // is through at 2 s; the second has 20 B left at 10 B/s: 4 s.
+  auto m = FlowModel(3, 0, 1e9, 0, 0, cluster({0, 0, 0}, 10, 0));
+  Schedule s = pairs(3, {{0, 2}, {1, 2}}, {10, 30});
+  SimResult r = simulate(s, m);
+  EXPECT_NEAR(r.rank_finish[0], 2.0, 1e-12);
+  EXPECT_NEAR(r.rank_finish[1], 4.0, 1e-12);
+}
+
+TEST(Network, SharedUplinkCarriesBothDirections) {
+  // 0 ↔ 2 across subnets: a shared uplink (one link both ways) halves each
+  // direction; a full-duplex pair of uplinks does not.
+  for (bool shared : {true, false}) {
+    auto m = FlowModel(4, 0, 1e9, 0, 0, cluster({0, 0, 1, 1}, 100, 10, shared));
+    Schedule s = pairs(4, {{0, 2}, {2, 0}}, {100, 100});
+    SimResult r = simulate(s, m);
+    EXPECT_NEAR(r.makespan, shared ? 20.0 : 10.0, 1e-9) << (shared ? "shared" : "duplex");
+  }
+}
+
+TEST(Network, OwnRateCapsAMessage) {
+  // A message alone never beats its own rate (the model's wire time).
+  auto m = FlowModel(2, 0, 50, 0, 0, cluster({0, 0}, 1000, 0));
+  Schedule s = pairs(2, {{0, 1}}, {100});
+  EXPECT_NEAR(simulate(s, m).makespan, 2.0, 1e-12);
+}
+
+TEST(Network, NoContentionPricesAsWithoutTopology) {
+  // A broadcast tree sends one message per link at a time: the network
+  // changes nothing, for every tree algorithm and root.
+  const int n = 13;
+  std::vector<int> sub(n);
+  for (int h = 0; h < n; ++h) sub[size_t(h)] = h % 3;
+  auto with = FlowModel(n, 3e-6, 1e8, 20e-6, 2e-6, cluster(sub, 1e8, 0));
+  auto without = FlowModel(n, 3e-6, 1e8, 20e-6, 2e-6, nullptr);
+  for (const char* a : {"binomial_tree", "knomial_bcast", "chain_bcast", "star_bcast"})
+    for (int root : {0, 5})
+      for (uint64_t bytes : {8u, 100000u}) {
+        Collective c = Collective::make(CollOp::bcast, n, bytes, root);
+        Schedule s = generate(a, c, without);
+        EXPECT_NEAR(simulate(s, with).makespan, simulate(s, without).makespan, 1e-12) << a << " root " << root;
+      }
+}
+
+TEST(Network, ContentionMakesAFlatAllgatherSlower) {
+  // Across two subnets joined by a slow shared uplink, a ring allgather
+  // pushes two messages through it in every step: slower than the model
+  // without the network says, by about the sharing.
+  const int n = 8;
+  auto net = cluster({0, 0, 0, 0, 1, 1, 1, 1}, 1e9, 1e7);
+  auto with = FlowModel(n, 1e-6, 1e9, 10e-6, 1e-6, net);
+  Collective c = Collective::make(CollOp::allgather, n, 1 << 16);
+  Schedule s = generate("bucket_collect", c, with);
+  const double t_with = simulate(s, with).makespan;
+  // The same messages, each at the uplink's rate alone.
+  auto alone = FlowModel(n, 1e-6, 1e7, 10e-6, 1e-6, nullptr);
+  const double t_alone = simulate(s, alone).makespan;
+  EXPECT_GT(t_with, 1.8 * t_alone);
+}
+
+TEST(Network, MappedModelSeesTheGroup) {
+  // Group ranks 0, 1 are model ranks 3, 0: in different subnets.
+  auto net = cluster({0, 0, 1, 1}, 100, 10);
+  auto base = std::make_shared<FlowModel>(4, 0, 1e9, 0, 0, net);
+  ModelPtr g = map_model(base, {3, 0});
+  ASSERT_TRUE(g->topology());
+  EXPECT_EQ(g->topology()->subnet_of(0), 1);
+  EXPECT_EQ(g->topology()->subnet_of(1), 0);
+  EXPECT_TRUE(g->topology()->multi_subnet());
+  Schedule s = pairs(2, {{0, 1}}, {100});
+  EXPECT_NEAR(simulate(s, *g).makespan, 10.0, 1e-12);  // through the uplinks
+  EXPECT_NE(g->spec(), base->spec());
+  EXPECT_THROW(map_model(base, {0, 4}), InputError);
+}
+
+TEST(Network, ManyFlowsStayFast) {
+  // 4,096 ranks in 16 subnets, an allgather by recursive doubling: every
+  // step 4,096 messages, the upper ones all across the uplinks.
+  const int n = 4096;
+  std::vector<int> sub(n);
+  for (int h = 0; h < n; ++h) sub[size_t(h)] = h / 256;
+  auto m = FlowModel(n, 1e-6, 1e9, 10e-6, 1e-6, cluster(sub, 1e9, 1e8));
+  Collective c = Collective::make(CollOp::allgather, n, 8);
+  Schedule s = generate("recursive_doubling_allgather", c, m);
+  auto t0 = std::chrono::steady_clock::now();
+  SimResult r = simulate(s, m, {false});
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GT(r.makespan, 0);
+  EXPECT_LT(secs, 20.0);  // generous: a sanity bound, not a benchmark
+  std::printf("4096-rank recursive doubling allgather with the network: %.3f s\n", secs);
+}
