@@ -94,6 +94,9 @@ struct Algorithm {
   // A rank's program needs only that rank's own counts (gatherv, scatterv,
   // alltoallv, where MPI gives no rank all of them).
   bool local_counts = false;
+  // Composes other algorithms (hierarchical): its phases choose among the
+  // non-composite ones, never among composites.
+  bool composite = false;
   Generator generate = nullptr;
   ClosedForm closed_form = nullptr;
   // An approximate cost (e.g. uneven pieces taken as fractions) used only

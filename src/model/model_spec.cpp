@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "model/cluster_model.hpp"
 #include "model/heterogeneous_model.hpp"
 #include "model/hockney_model.hpp"
 #include "model/loggp_model.hpp"
@@ -35,6 +36,10 @@ std::string model_spec_help() {
          "loggp:L=..,o=..|os=..,or=..,g=..,G=..[,gamma=..]\n"
          "hetero:nodes=FFSS[,gamma=G]     (Banikazemi's fast/slow nodes, one letter a rank)\n"
          "hetero:file=machine.json        (per-node Sc Sm Rc Rm gamma, per-pair Xc Xm)\n"
+         "cluster:subnets=8+4+4[,ranks=R][,layout=block|round][,alpha=..,bw=..][,up_latency=..,up_bw=..]\n"
+         "        [,duplex=shared|split][,o=..][,shm_alpha=..,shm_bw=..][,gamma=..]\n"
+         "                                (hosts per subnet, R ranks a host; interfaces bw, uplinks up_bw\n"
+         "                                shared by the messages crossing them)\n"
          "profile:PROFILE.json            (a machine profile written by 'hetcoll probe')\n"
          "file:MODEL.json                 (a model written by to_json / hetcoll, or a profile)";
 }
@@ -139,6 +144,65 @@ ModelPtr parse_loggp(Params p) {
 }
 
 
+ModelPtr parse_cluster(Params p, const std::string& spec) {
+  reject_unknown("cluster", p, {"subnets", "ranks", "layout", "alpha", "bw", "up_latency", "up_bw", "duplex", "o",
+                                "shm_alpha", "shm_bw", "gamma"});
+  ClusterParams c;
+  const std::string subnets = take(p, "cluster", "subnets");
+  long hosts = 0;
+  for (size_t at = 0; at <= subnets.size();) {
+    size_t plus = subnets.find('+', at);
+    if (plus == std::string::npos) plus = subnets.size();
+    const std::string item = subnets.substr(at, plus - at);
+    char* end = nullptr;
+    errno = 0;
+    const long k = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end || errno || k < 1 || k > 4096)
+      throw InputError(cat("model 'cluster': subnets= takes hosts per subnet joined by '+' (1 to 4096 each), got '",
+                           subnets, "'"));
+    hosts += k;
+    c.subnets.push_back(int(k));
+    at = plus + 1;
+  }
+  if (c.subnets.size() > 256 || hosts > 65536) throw InputError("model 'cluster': at most 256 subnets and 65536 hosts");
+  if (p.count("ranks")) {
+    const std::string& v = p["ranks"];
+    char* end = nullptr;
+    errno = 0;
+    const long r = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end || errno || r < 1 || r > 1024 || r * hosts > (1L << 21))
+      throw InputError(cat("model 'cluster': ranks= takes ranks per host, 1 to 1024, got '", v, "'"));
+    c.ranks_per_host = int(r);
+  }
+  if (p.count("layout")) {
+    if (p["layout"] != "block" && p["layout"] != "round")
+      throw InputError(cat("model 'cluster': layout must be block or round, got '", p["layout"], "'"));
+    c.round = p["layout"] == "round";
+  }
+  if (p.count("duplex")) {
+    if (p["duplex"] != "shared" && p["duplex"] != "split")
+      throw InputError(cat("model 'cluster': duplex must be shared or split, got '", p["duplex"], "'"));
+    c.split_duplex = p["duplex"] == "split";
+  }
+  auto dur = [&](const char* k, double& v) {
+    if (p.count(k)) v = parse_duration(p[k]);
+  };
+  auto bw = [&](const char* k, double& v) {
+    if (!p.count(k)) return;
+    v = parse_bandwidth(p[k]);
+    if (!(v > 0)) throw InputError(cat("model 'cluster': ", k, " must be positive"));
+  };
+  dur("o", c.o);
+  dur("alpha", c.alpha);
+  dur("up_latency", c.up_latency);
+  dur("shm_alpha", c.shm_alpha);
+  dur("gamma", c.gamma);
+  bw("bw", c.bw);
+  bw("up_bw", c.up_bw);
+  bw("shm_bw", c.shm_bw);
+  return std::make_shared<ClusterModel>(c, spec);
+}
+
 ModelPtr parse_hetero(Params p) {
   reject_unknown("hetero", p, {"nodes", "gamma", "file"});
   if (p.count("file")) {
@@ -230,8 +294,9 @@ ModelPtr parse_model(const std::string& spec) {
   if (kind == "hockney") return parse_hockney(p);
   if (kind == "loggp") return parse_loggp(p);
   if (kind == "hetero" || kind == "heterogeneous") return parse_hetero(p);
+  if (kind == "cluster") return parse_cluster(p, spec);
   throw InputError(cat("unknown model '", kind.empty() ? spec : kind,
-                       "' (expected postal:, hockney:, loggp:, hetero:, profile: or file:)"));
+                       "' (expected postal:, hockney:, loggp:, hetero:, cluster:, profile: or file:)"));
 }
 
 }  // namespace hetcoll

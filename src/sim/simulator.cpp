@@ -241,7 +241,10 @@ class Sim {
   void flow_end(uint64_t g, double t) {
     const uint32_t id = uint32_t(flow_of_[g]);
     Flow& f = flows_[id];
-    if (f.finish != t) return;  // rescheduled since
+    // Stale: rescheduled since (a flow's finish may come back to an earlier
+    // value, so the time alone does not tell), or the slot serves another
+    // send now.
+    if (f.gid != g || f.finish != t || end_[g] >= 0) return;
     if (f.active) {
       f.active = false;
       for (int k = 0; k < f.nlinks; ++k) {

@@ -26,9 +26,12 @@ bool valid_in_place(const std::string& algo, const Collective& c, const MachineM
 }  // namespace
 
 TEST(InPlace, OnlyTheListedCollectivesNeedACopy) {
-  auto m = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
+  auto hockney = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
+  // Composites on a machine with levels (ranks interleaved over hosts and subnets).
+  auto cluster = parse_model("cluster:subnets=4+2+3,ranks=2,layout=round");
   for (auto& a : registry())
     for (CollOp op : a.ops) {
+      const MachineModel* m = a.composite ? cluster.get() : hockney.get();
       if (op == CollOp::bcast || op == CollOp::barrier) continue;  // no MPI_IN_PLACE
       bool safe = true;
       std::string why;

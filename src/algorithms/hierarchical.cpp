@@ -1,0 +1,307 @@
+// hierarchical — every collective in phases that follow the machine: inside
+// each host (shared memory), among the hosts of each subnet, among the
+// subnets (one leader each, the root's subnet leading). Each phase is a
+// collective on that level's groups whose algorithm the model picks by
+// simulating the group's candidates on the group's view of the machine
+// (hierarchy.hpp: best_flat) — a pipelined chain across slow uplinks, a
+// binomial tree inside a subnet, whatever is fastest there.
+//
+//   bcast      top bcast → subnet bcasts → host bcasts
+//   reduce     host reduces → subnet reduces → top reduce to the root
+//   allreduce  host reduces → subnet reduces → top allreduce among subnet
+//              leaders → subnet bcasts → host bcasts (every rank gets the
+//              top allreduce's bits: identical results)
+//   allgather  host gathers → subnet gathervs → top allgatherv of subnet
+//              blocks → leaders put blocks in rank order → subnet and host
+//              bcasts of the whole vector
+//   barrier    binomial fan-in inside hosts and subnets → dissemination
+//              among subnet leaders → fan-out
+//
+// Steps: the sum of the phases'. Bytes: across subnets only the top phase's
+// (one vector per subnet for bcast/reduce/allreduce, the subnet's blocks for
+// allgather), which is what makes it win where uplinks are slow and shared.
+// Constraints: a model with a topology of several levels (hosts with
+// several ranks, or several subnets); otherwise it is a flat algorithm and
+// the planner skips it. Reductions combine in the hierarchy's order (any
+// order is allowed for MPI's predefined operations; hetcoll declines user
+// operations). In-place calls run in place (the builder orders the
+// accesses to the shared bytes; tests/algorithms/test_in_place.cpp).
+// Source: ECO (Lowekamp & Beguelin 1996) §4-5 (operations across subnets,
+// rooted at the originator's subnet, then inside); Banikazemi et al. 1999
+// §4 (trees that follow node and network speeds); the host level as in
+// MPICH's SMP-aware and Open MPI's han collectives.
+#include "algorithms/all.hpp"
+#include "algorithms/broadcast_trees.hpp"
+#include "algorithms/common.hpp"
+#include "algorithms/hierarchy.hpp"
+
+namespace hetcoll {
+namespace {
+
+// The level at which the vector is combined among groups' leaders (the
+// highest one with more than one member at the root): top, the root's
+// subnet, or the root's host.
+enum class Level { host, subnet, top };
+
+Collective sub_call(CollOp op, int n, uint64_t count, const Collective& parent) {
+  Collective c = Collective::make(op, n, count, 0, parent.elem_size);
+  c.order_free = parent.order_free;
+  return c;
+}
+
+Schedule bcast(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, "hierarchical");
+  const Levels L = levels_of(ctx.model, c.nranks, c.root);
+  auto same = [](int, const Slice& s) { return s; };
+  run_phase(b, ctx, L.top, sub_call(CollOp::bcast, int(L.top.size()), c.count, c), same);
+  for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same);
+  for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same);
+  return b.finish();
+}
+
+// Combines everybody's input up the hierarchy to the leaders of `upto`'s
+// groups; returns where each rank's partial result lies (its input where it
+// combined nothing). The root's partial at level `final_level` goes to
+// `root_out` when given.
+std::vector<Slice> reduce_up(Builder& b, const GenContext& ctx, const Levels& L, bool include_top,
+                             const Slice* root_out) {
+  const Collective& c = ctx.coll;
+  const uint64_t m = vector_bytes(c);
+  std::vector<Slice> partial(size_t(c.nranks), Slice{Buf::in, 0, m});
+  // The last phase the root leads with others in it writes to root_out.
+  const int root = c.root;
+  int last = -1;  // 0 host, 1 subnet, 2 top
+  if (L.hosts[0].size() > 1) last = 0;
+  if (L.subnets[0].size() > 1) last = 1;
+  if (include_top && L.top.size() > 1) last = 2;
+  auto phase = [&](const std::vector<int>& g, int level) {
+    if (g.size() <= 1) return;
+    const int leader = g[0];
+    Slice dest = root_out && leader == root && level == last ? *root_out
+                                                             : Slice{Buf::tmp, b.alloc_tmp(leader, m), m};
+    run_phase(b, ctx, g, sub_call(CollOp::reduce, int(g.size()), c.count, c), [&](int k, const Slice& s) {
+      if (s.buf == Buf::in) return partial[size_t(g[size_t(k)])].sub(s.off, s.len);
+      return dest.sub(s.off, s.len);  // out: the leader's
+    });
+    partial[size_t(leader)] = dest;
+  };
+  for (auto& g : L.hosts) phase(g, 0);
+  for (auto& g : L.subnets) phase(g, 1);
+  if (include_top) phase(L.top, 2);
+  return partial;
+}
+
+Schedule reduce(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, "hierarchical");
+  const Levels L = levels_of(ctx.model, c.nranks, c.root);
+  const Slice out{Buf::out, 0, vector_bytes(c)};
+  std::vector<Slice> partial = reduce_up(b, ctx, L, true, &out);
+  if (partial[size_t(c.root)].buf == Buf::in && b.wants(c.root)) b.copy(c.root, out, partial[size_t(c.root)]);
+  return b.finish();
+}
+
+Schedule allreduce(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, "hierarchical");
+  const Levels L = levels_of(ctx.model, c.nranks, 0);
+  const uint64_t m = vector_bytes(c);
+  const Slice out{Buf::out, 0, m};
+  auto same = [](int, const Slice& s) { return s; };
+  // Combine below the highest level that has several groups, allreduce
+  // there, broadcast back down.
+  const bool top = L.top.size() > 1, subnet = !top && L.subnets[0].size() > 1;
+  std::vector<Slice> partial(size_t(c.nranks), Slice{Buf::in, 0, m});
+  if (top) {
+    partial = reduce_up(b, ctx, L, false, nullptr);
+  } else if (subnet) {
+    // One subnet: combine inside hosts, allreduce among the host leaders.
+    Levels hosts_only = L;
+    for (auto& g : hosts_only.subnets) g.resize(1);
+    partial = reduce_up(b, ctx, hosts_only, false, nullptr);
+  }
+  const std::vector<int>& group = top ? L.top : subnet ? L.subnets[0] : L.hosts[0];
+  run_phase(b, ctx, group, sub_call(CollOp::allreduce, int(group.size()), c.count, c), [&](int k, const Slice& s) {
+    if (s.buf == Buf::in) return partial[size_t(group[size_t(k)])].sub(s.off, s.len);
+    return s;
+  });
+  if (group.size() <= 1 && b.wants(group[0])) b.copy(group[0], out, partial[size_t(group[0])]);
+  if (top)
+    for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same);
+  if (top || subnet)
+    for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same);
+  return b.finish();
+}
+
+Schedule allgather(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, "hierarchical");
+  const Levels L = levels_of(ctx.model, c.nranks, 0);
+  const uint64_t blk = c.count * c.elem_size;
+  const int p = c.nranks;
+  // Staging: a leader's blocks of its group, in group order.
+  std::vector<Slice> host_stage(static_cast<size_t>(p)), subnet_stage(static_cast<size_t>(p));
+  std::vector<std::vector<int>> host_order(static_cast<size_t>(p)), subnet_order(static_cast<size_t>(p));
+  for (auto& g : L.hosts) {
+    const int lead = g[0];
+    host_order[size_t(lead)] = g;
+    if (g.size() == 1) {
+      host_stage[size_t(lead)] = {Buf::in, 0, blk};
+      continue;
+    }
+    const Slice st{Buf::tmp, b.alloc_tmp(lead, g.size() * blk), g.size() * blk};
+    run_phase(b, ctx, g, sub_call(CollOp::gather, int(g.size()), c.count, c), [&](int, const Slice& s) {
+      if (s.buf == Buf::in) return s;
+      return st.sub(s.off, s.len);
+    });
+    host_stage[size_t(lead)] = st;
+  }
+  for (auto& g : L.subnets) {
+    const int lead = g[0];
+    std::vector<uint64_t> counts;
+    std::vector<int> order;
+    for (int h : g) {
+      counts.push_back(host_order[size_t(h)].size() * c.count);
+      order.insert(order.end(), host_order[size_t(h)].begin(), host_order[size_t(h)].end());
+    }
+    subnet_order[size_t(lead)] = order;
+    if (g.size() == 1) {
+      subnet_stage[size_t(lead)] = host_stage[size_t(lead)];
+      continue;
+    }
+    const Slice st{Buf::tmp, b.alloc_tmp(lead, order.size() * blk), order.size() * blk};
+    Collective sub = Collective::make_v(CollOp::gatherv, counts, 0, c.elem_size);
+    run_phase(b, ctx, g, sub, [&](int k, const Slice& s) {
+      if (s.buf == Buf::in) return host_stage[size_t(g[size_t(k)])].sub(s.off, s.len);
+      return st.sub(s.off, s.len);
+    });
+    subnet_stage[size_t(lead)] = st;
+  }
+  // Top: every subnet leader gets all blocks, in the order of `order`.
+  std::vector<uint64_t> counts;
+  std::vector<int> order;
+  for (int s : L.top) {
+    counts.push_back(subnet_order[size_t(s)].size() * c.count);
+    order.insert(order.end(), subnet_order[size_t(s)].begin(), subnet_order[size_t(s)].end());
+  }
+  std::vector<Slice> all(static_cast<size_t>(p));
+  if (L.top.size() > 1) {
+    Collective sub = Collective::make_v(CollOp::allgatherv, counts, 0, c.elem_size);
+    for (int s : L.top) all[size_t(s)] = {Buf::tmp, b.alloc_tmp(s, uint64_t(p) * blk), uint64_t(p) * blk};
+    run_phase(b, ctx, L.top, sub, [&](int k, const Slice& s) {
+      const int r = L.top[size_t(k)];
+      if (s.buf == Buf::in) return subnet_stage[size_t(r)].sub(s.off, s.len);
+      return all[size_t(r)].sub(s.off, s.len);
+    });
+  } else {
+    all[size_t(L.top[0])] = subnet_stage[size_t(L.top[0])];
+  }
+  // Blocks into rank order at each subnet leader (its own straight from its input).
+  for (int s : L.top) {
+    if (!b.wants(s)) continue;
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Slice dst{Buf::out, uint64_t(order[i]) * blk, blk};
+      if (order[i] == s) b.copy(s, dst, {Buf::in, 0, blk});
+      else b.copy(s, dst, all[size_t(s)].sub(i * blk, blk));
+    }
+  }
+  auto same = [](int, const Slice& s) { return s; };
+  const uint64_t whole = uint64_t(p) * c.count;
+  for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), whole, c), same);
+  for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), whole, c), same);
+  return b.finish();
+}
+
+// Barrier: explicit dependencies (empty messages carry no data to infer them from).
+Schedule barrier(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, "hierarchical", false);
+  const Levels L = levels_of(ctx.model, c.nranks, 0);
+  std::vector<std::vector<uint32_t>> wait(size_t(c.nranks));  // each rank's next op waits for these
+  const Slice token{Buf::tmp, 0, 0};
+  auto send = [&](int r, int to) {
+    if (!b.wants(r)) return;
+    Op o;
+    o.kind = OpKind::send;
+    o.peer = to;
+    o.buf = Buf::tmp;
+    const uint32_t id = b.add(r, o, wait[size_t(r)].data(), wait[size_t(r)].size());
+    wait[size_t(r)] = {id};
+  };
+  auto recv = [&](int r, int from) {
+    if (!b.wants(r)) return;
+    Op o;
+    o.kind = OpKind::recv;
+    o.peer = from;
+    o.buf = token.buf;
+    const uint32_t id = b.add(r, o, nullptr, 0);
+    wait[size_t(r)].push_back(id);
+  };
+  // Binomial fan-in to the group's member 0 and fan-out back.
+  auto fan = [&](const std::vector<int>& g, bool in) {
+    const Tree t = binomial_tree(int(g.size()));
+    std::vector<int> nodes{0};  // breadth first
+    for (size_t k = 0; k < nodes.size(); ++k)
+      for (uint32_t e = t.child_begin[size_t(nodes[k])]; e < t.child_begin[size_t(nodes[k]) + 1]; ++e)
+        nodes.push_back(t.children[e]);
+    if (in) {
+      for (size_t k = nodes.size(); k-- > 1;) {  // deepest first: children before their parents send
+        const int v = nodes[k];
+        recv(g[size_t(t.parent[size_t(v)])], g[size_t(v)]);
+        send(g[size_t(v)], g[size_t(t.parent[size_t(v)])]);
+      }
+    } else {
+      for (size_t k = 1; k < nodes.size(); ++k) {
+        const int v = nodes[k];
+        send(g[size_t(t.parent[size_t(v)])], g[size_t(v)]);
+        recv(g[size_t(v)], g[size_t(t.parent[size_t(v)])]);
+      }
+    }
+  };
+  for (auto& g : L.hosts) fan(g, true);
+  for (auto& g : L.subnets) fan(g, true);
+  const int S = int(L.top.size());
+  for (int d = 1; d < S; d *= 2) {
+    for (int k = 0; k < S; ++k) send(L.top[size_t(k)], L.top[size_t((k + d) % S)]);
+    for (int k = 0; k < S; ++k) recv(L.top[size_t(k)], L.top[size_t((k - d % S + S) % S)]);
+  }
+  for (auto& g : L.subnets) fan(g, false);
+  for (auto& g : L.hosts) fan(g, false);
+  return b.finish();
+}
+
+Schedule generate(const GenContext& ctx) {
+  switch (ctx.coll.op) {
+    case CollOp::bcast: return bcast(ctx);
+    case CollOp::reduce: return reduce(ctx);
+    case CollOp::allreduce: return allreduce(ctx);
+    case CollOp::allgather: return allgather(ctx);
+    case CollOp::barrier: return barrier(ctx);
+    default: throw InputError(cat("hierarchical does not implement ", coll_op_name(ctx.coll.op)));
+  }
+}
+
+// Only where the machine has levels to follow.
+bool distinct(const Collective& c, const MachineModel& m) {
+  return !levels_of(m, c.nranks, has_root(c.op) ? c.root : 0).trivial();
+}
+
+}  // namespace
+
+Algorithm hierarchical_algorithm() {
+  Algorithm a;
+  a.name = "hierarchical";
+  a.ops = {CollOp::bcast, CollOp::reduce, CollOp::allreduce, CollOp::allgather, CollOp::barrier};
+  a.description = "phases inside hosts, inside subnets and among subnets, each phase's algorithm chosen by the model";
+  a.steps = "the sum of the phases' steps";
+  a.bytes = "across subnets: one vector per subnet (allgather: the subnet's blocks)";
+  a.cost = "the phases' costs; the top phase crosses the slow links once";
+  a.source = "ECO §4-5; Banikazemi et al. §4; SMP-aware collectives";
+  a.composite = true;
+  a.generate = generate;
+  a.distinct = distinct;
+  return a;
+}
+
+}  // namespace hetcoll

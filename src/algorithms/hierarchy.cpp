@@ -1,0 +1,125 @@
+#include "algorithms/hierarchy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "sim/simulator.hpp"
+#include "util/error.hpp"
+
+namespace hetcoll {
+
+bool Levels::trivial() const {
+  int levels = 0;
+  bool host = false, subnet = false;
+  for (auto& g : hosts) host = host || g.size() > 1;
+  for (auto& g : subnets) subnet = subnet || g.size() > 1;
+  levels = int(host) + int(subnet) + int(top.size() > 1);
+  return levels <= 1;
+}
+
+Levels levels_of(const MachineModel& m, int n, int root) {
+  TopologyPtr t = m.topology();
+  if (t && t->ranks() < n) t = nullptr;
+  auto host = [&](int r) { return t ? t->host_of(r) : r; };
+  auto subnet = [&](int r) { return t ? t->subnet_of(r) : 0; };
+  // Groups in the order of their lowest rank, the root's first; members in
+  // rank order, the leader (the root where it is a member) first.
+  auto group_by = [&](const std::vector<int>& members, const std::function<int(int)>& key) {
+    std::vector<std::vector<int>> groups;
+    std::map<int, size_t> index;
+    auto place = [&](int r) {
+      auto [it, fresh] = index.emplace(key(r), groups.size());
+      if (fresh) groups.emplace_back();
+      groups[it->second].push_back(r);
+    };
+    if (std::find(members.begin(), members.end(), root) != members.end()) place(root);
+    for (int r : members)
+      if (r != root) place(r);
+    return groups;
+  };
+  std::vector<int> all(size_t(std::max(n, 0)));
+  for (int r = 0; r < n; ++r) all[size_t(r)] = r;
+  Levels L;
+  L.hosts = group_by(all, host);
+  std::vector<int> host_leaders;
+  for (auto& g : L.hosts) host_leaders.push_back(g[0]);
+  L.subnets = group_by(host_leaders, subnet);
+  for (auto& g : L.subnets) L.top.push_back(g[0]);
+  return L;
+}
+
+namespace {
+
+std::string call_key(const Collective& c, const MachineModel& gm) {
+  std::string k = cat(int(c.op), ':', c.nranks, ':', c.count, ':', c.elem_size, ':', c.root, ':', int(c.order_free));
+  for (uint64_t x : c.counts) k += cat(',', x);
+  return k + '|' + gm.spec();
+}
+
+}  // namespace
+
+std::string best_flat(const Collective& sub, const MachineModel& gm) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> cache;
+  const std::string key = call_key(sub, gm);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  // Phases are small groups; a phase's candidates are each simulated in
+  // full, a few settings per algorithm.
+  constexpr size_t kPhaseOps = size_t(1) << 18;
+  constexpr size_t kSettings = 6;
+  std::string best;
+  double best_t = INFINITY;
+  for (const Algorithm* a : algorithms_for(sub.op)) {
+    if (a->composite) continue;
+    if (sub.op == CollOp::allreduce && !sub.order_free && !a->rank_consistent) continue;
+    if (a->distinct && !a->distinct(sub, gm)) continue;
+    std::vector<std::string> specs;
+    if (a->variants) specs = a->variants(sub, gm);
+    if (specs.empty()) specs.push_back(a->name);
+    if (specs.size() > kSettings) specs.resize(kSettings);
+    for (const std::string& spec : specs) {
+      try {
+        Schedule s = generate(spec, sub, gm, -1, kPhaseOps);
+        const double t = simulate(s, gm, {false}).makespan;
+        if (t < best_t * (1 - 1e-9)) best_t = t, best = spec;
+      } catch (const TooLarge&) {
+      } catch (const InputError&) {  // the setting does not fit this group
+      }
+    }
+  }
+  if (best.empty()) throw InputError(cat("no algorithm fits the phase ", sub.describe()));
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() > 4096) cache.clear();
+  cache.emplace(key, best);
+  return best;
+}
+
+std::string run_phase(Builder& b, const GenContext& ctx, const std::vector<int>& group, const Collective& sub,
+                      const PhaseMap& map) {
+  if (group.size() <= 1) return {};
+  ModelPtr gm = map_model(ModelPtr(ModelPtr(), &ctx.model), group);
+  const std::string spec = best_flat(sub, *gm);
+  int only = -1;
+  if (ctx.only_rank >= 0) {
+    auto it = std::find(group.begin(), group.end(), ctx.only_rank);
+    if (it == group.end()) return spec;
+    only = int(it - group.begin());
+  }
+  Schedule s = generate(spec, sub, *gm, only, ctx.op_limit);
+  std::vector<uint64_t> base(group.size(), 0);
+  for (size_t k = 0; k < group.size(); ++k)
+    if (s.tmp_bytes(int(k))) base[k] = b.alloc_tmp(group[k], s.tmp_bytes(int(k)));
+  b.append(s, group, [&](int k, const Slice& sl) {
+    if (sl.buf == Buf::tmp) return Slice{Buf::tmp, sl.off + base[size_t(k)], sl.len};
+    return map(k, sl);
+  });
+  return spec;
+}
+
+}  // namespace hetcoll

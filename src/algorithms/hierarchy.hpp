@@ -1,0 +1,48 @@
+// Hierarchy: the levels of a group on a machine with structure (ranks on
+// hosts, hosts in subnets; model/topology.hpp), and phases — a collective
+// on one level's groups, its algorithm chosen by the model — composed into
+// one schedule.
+//
+// ECO §4-5: an operation runs among subnets (one representative each,
+// rooted at the originator's subnet), then inside each subnet; hetcoll adds
+// the level inside each host (shared memory). The algorithm of each phase
+// is the fastest non-composite one for that phase's group on the group's
+// model, by simulation (best_flat): not a fixed degree or pattern.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "algorithms/registry.hpp"
+#include "schedule/builder.hpp"
+
+namespace hetcoll {
+
+struct Levels {
+  // Each group lists schedule ranks, its leader first, the others in rank
+  // order. hosts: every host's ranks; subnets: every subnet's host leaders;
+  // top: the subnet leaders. The root (rank 0 for rootless operations)
+  // leads its host, its subnet and the top.
+  std::vector<std::vector<int>> hosts, subnets;
+  std::vector<int> top;
+  bool trivial() const;  // one level has all the ranks: nothing to compose
+};
+
+// From the model's topology (no topology: every rank its own host, one subnet).
+Levels levels_of(const MachineModel& m, int nranks, int root);
+
+// The fastest algorithm (a spec) for `sub` among the registry's
+// non-composite ones, simulated on `gm` (the group's model). Deterministic:
+// ties go to registry order. Cached per (call, model).
+std::string best_flat(const Collective& sub, const MachineModel& gm);
+
+// Runs `sub` on the ranks of `group` (sub-rank k is group[k]) with the
+// algorithm best_flat picks on the group's view of ctx.model, appending
+// its ops to b; `map` places the sub-collective's in/out slices of sub-rank
+// k in the parent's buffers (tmp slices get fresh scratch). Returns the
+// chosen algorithm. A group of one rank runs nothing.
+using PhaseMap = std::function<Slice(int sub_rank, const Slice&)>;
+std::string run_phase(Builder& b, const GenContext& ctx, const std::vector<int>& group, const Collective& sub,
+                      const PhaseMap& map);
+
+}  // namespace hetcoll
