@@ -13,16 +13,26 @@ namespace {
 // The send port (exec/executor.hpp) holds a send until MPI completes it. A
 // real NIC sends queued messages one after another, so an eager send that
 // completes at once still leaves in order. SimGrid instead lets every
-// started message share the link at once: there a send must hold the port
-// until its data has arrived, which a synchronous send does (the receives
-// are posted early, so it costs no extra wait).
+// started message share the link at once: with one port (a model without a
+// network) a send must hold the port until its data has arrived, which a
+// synchronous send does (the receives are posted early, so it costs no
+// extra wait). With many ports (a model whose topology shares the links, as
+// SimGrid does) sends are ordinary: a synchronous one would hold its rank
+// for the acknowledgement's trip back, which no model prices.
+int isend(bool sync, const void* b, int n, int peer, int tag, MPI_Comm c, MPI_Request* r) {
 #ifdef HETCOLL_SMPI
-constexpr auto kIsend = PMPI_Issend;
-constexpr auto kSend = PMPI_Ssend;
-#else
-constexpr auto kIsend = PMPI_Isend;
-constexpr auto kSend = PMPI_Send;
+  if (sync) return PMPI_Issend(b, n, MPI_BYTE, peer, tag, c, r);
 #endif
+  (void)sync;
+  return PMPI_Isend(b, n, MPI_BYTE, peer, tag, c, r);
+}
+int send(bool sync, const void* b, int n, int peer, int tag, MPI_Comm c) {
+#ifdef HETCOLL_SMPI
+  if (sync) return PMPI_Ssend(b, n, MPI_BYTE, peer, tag, c);
+#endif
+  (void)sync;
+  return PMPI_Send(b, n, MPI_BYTE, peer, tag, c);
+}
 }  // namespace
 
 namespace {
@@ -102,7 +112,7 @@ Transport::Request MpiTransport::post(size_t bytes, Post&& chunk) {
 Transport::Request MpiTransport::isend(const void* buf, size_t bytes, int peer, int tag) {
   const char* p = static_cast<const char*>(buf);
   Request id = post(bytes, [&](size_t off, size_t len, MPI_Request* r) {
-    check_mpi(kIsend(p + off, int(len), MPI_BYTE, peer, tag_base_ + tag, comm_, r), "MPI_Isend");
+    check_mpi(hetcoll::isend(synchronous_, p + off, int(len), peer, tag_base_ + tag, comm_, r), "MPI_Isend");
   });
   HC_LOG_POSTED(id, false, peer);
   return id;
@@ -127,7 +137,7 @@ void MpiTransport::send(const void* buf, size_t bytes, int peer, int tag) {
   size_t off = 0;
   do {
     size_t len = std::min(kChunk, bytes - off);
-    check_mpi(kSend(p + off, int(len), MPI_BYTE, peer, tag_base_ + tag, comm_), "MPI_Send");
+    check_mpi(hetcoll::send(synchronous_, p + off, int(len), peer, tag_base_ + tag, comm_), "MPI_Send");
     off += len;
   } while (off < bytes);
   if (log_) log_->completed(id);

@@ -58,6 +58,9 @@ class MpiTransport : public Transport {
   // are not left waiting. The first such error, reported after the
   // collective (MPI_SUCCESS: none).
   int deferred_error() const { return deferred_; }
+  // The collective's send ports (its program's): with one, sends under
+  // SimGrid are synchronous (mpi_transport.cpp says why).
+  void set_send_ports(int ports) { synchronous_ = ports <= 1; }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int tag_limit() const override { return tag_limit_; }
@@ -82,6 +85,7 @@ class MpiTransport : public Transport {
   int rank_ = 0, size_ = 0, tag_limit_ = 32768, epochs_ = 1;
   int tag_base_ = 0;
   int deferred_ = MPI_SUCCESS;
+  bool synchronous_ = true;
   // rc, unless it is a truncation (deferred): then MPI_SUCCESS.
   int defer_truncation(int rc);
   std::vector<MPI_Request> active_;   // posted MPI requests

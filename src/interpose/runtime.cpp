@@ -268,6 +268,7 @@ Status execute_call(const Call& call) {
   Bindings b{in, pr.out, st.tmp.data()};
   if (!known) watch.rename(&st.name);
   st.transport->reset(watch.log, st.world_ranks.data(), st.epoch++);
+  st.transport->set_send_ports(int(cc.prog.send_ports));
   run(cc.prog, b, pr.kernel, *st.transport, st.scratch);
   if (int rc = st.transport->deferred_error()) check_mpi(rc, "a receive");  // truncated: the ranks' counts differ
   for (auto& f : pr.after) f();

@@ -20,13 +20,15 @@ ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move
   for (size_t i = 0; i < p.hosts.size(); ++i)
     for (int r : p.hosts[i].ranks) probe_host_of_rank_[size_t(r)] = int(i);
   links_.assign(size_t(subnets_) * size_t(subnets_), Link{});
-  // X_m of a pair with the network to itself, where the probe measured one.
-  auto alone_xm = [](const PairClass& c) {
-    if (!(c.bandwidth_alone > 0) || !(c.bandwidth > 0)) return c.Xm;
-    return std::max(0.0, c.Xm - (1 / c.bandwidth - 1 / c.bandwidth_alone));
+  // A class's bytes move at what a pair got with the network to itself
+  // (the probe's "alone" pair; what concurrent messages cost each other
+  // is the topology's business), or the measured bandwidth without one.
+  auto per_byte = [](const PairClass& c) {
+    const double bw = c.bandwidth_alone > 0 ? c.bandwidth_alone : c.bandwidth;
+    return bw > 0 ? 1 / bw : 0.0;
   };
   for (const PairClass& c : p.classes) {
-    Link l{c.Xc, alone_xm(c)};
+    Link l{c.Xc, per_byte(c)};
     if (c.a < 0) {
       shm_ = l;
       continue;
@@ -40,7 +42,7 @@ ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move
     const PairClass* inside = nullptr;
     for (const PairClass& c : p.classes)
       if (c.a >= 0 && c.a == c.b) inside = &c;
-    if (inside) shm_ = {inside->Xc, alone_xm(*inside)};
+    if (inside) shm_ = {inside->Xc, per_byte(*inside)};
   }
   build_topology(p);
 }
@@ -55,7 +57,7 @@ void ProfileModel::build_topology(const Profile& p) {
     t->subnet_of_host[size_t(h)] = hosts_[size_t(h)].subnet;
     t->host_names.push_back(hosts_[size_t(h)].name);
   }
-  auto rate = [](const Link& l) { return l.Xm > 0 ? 1 / l.Xm : 0.0; };
+  auto rate = [](const Link& l) { return l.per_byte > 0 ? 1 / l.per_byte : 0.0; };
   // A host's interface: what a pair of its subnet gets alone; in a subnet
   // of one host, the fastest of its classes.
   std::vector<double> nic(size_t(S), 0);
@@ -158,8 +160,13 @@ MessageCost ProfileModel::message(int src, int dst, uint64_t bytes) const {
   const Host& r = hosts_[size_t(dst)];
   const Link& l = src == dst ? shm_ : link(s.subnet, r.subnet);
   const double m = double(bytes);
-  const double send = s.Sc + (s.Sm + l.Xm) * m;
-  return {send, send + l.Xc, r.Rc + r.Rm * m, l.Xm * m};
+  // The one-way time of a large message is latency + m / bandwidth, of
+  // which the receiver's copy is R_m·m: the rest is on the wire (the
+  // sender's per-byte cost S_m overlaps it: it is inside the measured
+  // bandwidth).
+  const double wire = std::max(0.0, l.per_byte - r.Rm) * m;
+  const double send = s.Sc + wire;
+  return {send, send + l.Xc, r.Rc + r.Rm * m, wire};
 }
 
 double ProfileModel::reduce_time(int host, uint64_t bytes) const {

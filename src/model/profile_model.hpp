@@ -8,18 +8,21 @@
 // hosts with any number of ranks per host. A message of m bytes from host i
 // to host j, class c (shared memory when i = j, else the subnet pair):
 //
-//   send   = S_c(i) + (S_m(i) + X_m(c))·m    the sender's port pushes the bytes
+//   wire   = (1/B(c) − R_m(j))·m             the bytes on the network
+//   send   = S_c(i) + wire                    the sender's port pushes them
 //   arrive = send + X_c(c)
 //   recv   = R_c(j) + R_m(j)·m
 //
-// so the one-way time is Banikazemi's eq. 1, S + X + R, and a node sends no
-// faster than the class's bandwidth. Reductions γ(i)·m, copies copy(i)·m.
+// so the one-way time is Banikazemi's eq. 1, S + X + R, with the measured
+// one-way time latency + m/B(c) (S_m·m, the sender's copy, overlaps the
+// wire: it is inside the measured bandwidth). Reductions γ(i)·m, copies
+// copy(i)·m.
 //
-// X_m is the class's bandwidth with the network to itself (the probe's
+// B(c) is the class's bandwidth with the network to itself (the probe's
 // "alone" pair); what concurrent messages cost each other is the
 // topology's business (model/topology.hpp), built from the profile:
 //
-//   interface of host h   1/X_m of h's subnet class (one per direction)
+//   interface of host h   B of h's subnet class (one per direction)
 //   uplink of subnet a    where a class (a, b) was slowed by concurrent
 //                         traffic (slowdown > 1.25) and a pair alone got
 //                         less than the interfaces give: the most a pair
@@ -55,6 +58,10 @@ class ProfileModel : public MachineModel {
   bool maps_hosts() const override { return true; }
   std::vector<int> default_rank_map(int n) const override;
   bool receive_uses_cpu() const override { return receives_use_cpu_; }
+  // Several hosts: the network's links share a rank's concurrent messages
+  // (the topology), so sends need not wait for each other.
+  int send_ports() const override { return topo_ && topo_->hosts() > 1 ? kNetworkPorts : 1; }
+  static constexpr int kNetworkPorts = 64;
   json::Value to_json() const override;
   TopologyPtr topology() const override { return topo_; }
 
@@ -81,7 +88,8 @@ class ProfileModel : public MachineModel {
     double Sc, Sm, Rc, Rm, gamma, copy;
   };
   struct Link {
-    double Xc = 0, Xm = 0;
+    double Xc = 0;        // s: latency - S_c - R_c (eq. 3's constant)
+    double per_byte = 0;  // s/B: 1 / the class's bandwidth
   };
   const Link& link(int a, int b) const;
   void build_topology(const Profile& p);

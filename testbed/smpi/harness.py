@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""hetcoll against every SMPI built-in algorithm, in simulated time.
+
+For each platform: probe it with hetcoll-probe (the profile hetcoll plans
+with, cached in the output directory), then for each collective run
+build/smpi/smpi_bench once per SMPI algorithm of that collective
+(--cfg=smpi/<op>:NAME, the names SimGrid itself lists, the `ompi`, `mpich`,
+`mvapich2` and `impi` selectors among them), the first run also timing
+hetcoll's choice (HETCOLL_PROFILE) and its prediction. Every result of every
+run is checked against the exact answer; a built-in that crashes, stalls or
+answers wrongly is recorded as such, never counted as a time.
+
+    testbed/smpi/harness.py [--platforms P,...] [--ops OP,...] [--sizes B,...]
+                            [--out DIR] [--jobs N] [--reprobe]
+
+Writes DIR/results.json (every row) and DIR/results.md (the table the README
+shows) and prints the table. Build first: scripts/build_smpi.sh.
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+RUN = HERE / "run"
+BUILD = ROOT / "build" / "smpi"
+
+OPS = ["bcast", "reduce", "allreduce", "allgather", "reduce_scatter_block", "alltoall", "gather", "scatter", "barrier"]
+SIZES = [8, 65536, 1048576]
+# Platform: ranks (one a host unless the host file lists a host twice), heterogeneous?
+PLATFORMS = {
+    "cluster16": (16, False),
+    "two_subnets": (8, True),
+    "three_subnets": (16, True),
+    "slow_hosts": (16, True),
+    "multicore": (16, True),
+    "cluster64_4subnets": (64, True),
+}
+# SMPI's configuration key per collective (reduce_scatter_block runs SMPI's
+# reduce_scatter algorithms).
+CFG = {"reduce_scatter_block": "reduce_scatter"}
+SELECTORS = ("ompi", "mpich", "mvapich2", "impi", "default")
+SKIP = ("automatic",)  # times every algorithm at run time: not one algorithm
+
+
+def run(platform, np, cfgs, args, env=None, timeout=900):
+    cmd = [str(RUN), "--platform", platform, *cfgs, "-n", str(np), str(BUILD / args[0]), *args[1:]]
+    e = dict(os.environ, **(env or {}))
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e)
+    except subprocess.TimeoutExpired:
+        return None, "timeout"
+    rows = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    if p.returncode != 0 and not rows:
+        tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+        return None, " | ".join(tail)[-300:]
+    return rows, "" if p.returncode == 0 else "wrong results"
+
+
+def smpi_algorithms(op):
+    """The algorithm names SimGrid accepts for op, from its own message."""
+    key = CFG.get(op, op)
+    p = subprocess.run([str(RUN), "--platform", "cluster16", f"--cfg=smpi/{key}:?", "-n", "2",
+                        str(BUILD / "smpi_bench"), op, "8"], capture_output=True, text=True, timeout=120)
+    m = re.search(r"Valid algorithms: (.*?)\.\s*$", p.stdout + p.stderr, re.M)
+    if not m:
+        raise SystemExit(f"harness: cannot list SMPI's {key} algorithms:\n{p.stdout}{p.stderr}")
+    return [a.strip() for a in m.group(1).split(",") if a.strip() not in SKIP]
+
+
+def probe(platform, np, out, reprobe):
+    prof = out / "profiles" / f"{platform}.json"
+    if prof.exists() and not reprobe:
+        return prof
+    prof.parent.mkdir(parents=True, exist_ok=True)
+    print(f"harness: probing {platform} ({np} ranks)", flush=True)
+    p = subprocess.run([str(RUN), "--platform", platform, "-n", str(np), str(BUILD / "hetcoll-probe"),
+                        "-o", str(prof), "--no-progress"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"harness: probe of {platform} failed:\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
+    return prof
+
+
+def uplinks(platform):
+    """(subnet sizes in ranks, uplink bandwidth B/s, shared?) from the platform file, or None."""
+    xml = HERE / "platforms" / f"{platform}.xml"
+    tree = ET.parse(xml)
+    links = {l.get("id"): l for l in tree.iter("link")}
+    ups = [l for i, l in links.items() if i.endswith("_uplink")]
+    if not ups:
+        return None
+    hosts = [h.strip() for h in (HERE / "platforms" / f"{platform}.hosts").read_text().split()]
+    sizes = {}
+    for h in hosts:
+        sizes[h[0]] = sizes.get(h[0], 0) + 1
+    bw = min(float(re.sub(r"MBps", "", l.get("bandwidth"))) * 1e6 for l in ups)
+    return list(sizes.values()), bw, all(l.get("sharing_policy") == "SHARED" for l in ups)
+
+
+def lower_bound(platform, op, size, np):
+    """Bytes that must cross the busiest uplink over its bandwidth (README)."""
+    u = uplinks(platform)
+    if not u or op not in ("bcast", "allreduce", "allgather"):
+        return None
+    sizes, bw, shared = u
+    worst = 0.0
+    for s, k in enumerate(sizes):
+        frac = k / np
+        if op == "bcast":  # every subnet without the root takes the vector in
+            b = size if s > 0 else 0
+        elif op == "allreduce":  # out: its share of the partial sums; in: the rest of the result
+            b = 2 * (1 - 1 / len(sizes)) * size if shared else (1 - 1 / len(sizes)) * size
+        else:  # allgather: its blocks out, the others' in
+            b = size if shared else size * max(frac, 1 - frac)
+        worst = max(worst, b)
+    return worst / bw
+
+
+def bench_platform(platform, np, ops, sizes, out, jobs, reprobe):
+    prof = probe(platform, np, out, reprobe)
+    env = {"HETCOLL_PROFILE": str(prof)}
+    size_arg = ",".join(str(s) for s in sizes)
+    rows = []
+    tasks = []
+    with cf.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for op in ops:
+            op_sizes = "0" if op == "barrier" else size_arg
+            tasks.append((op, None, pool.submit(run, platform, np, [], ["smpi_bench", op, op_sizes, "--hetcoll"], env)))
+            for alg in smpi_algorithms(op):
+                cfg = [f"--cfg=smpi/{CFG.get(op, op)}:{alg}"]
+                tasks.append((op, alg, pool.submit(run, platform, np, cfg, ["smpi_bench", op, op_sizes])))
+        results = {}
+        for op, alg, fut in tasks:
+            res, err = fut.result()
+            results[(op, alg)] = (res, err)
+    for op in ops:
+        base, err = results[(op, None)]
+        if base is None:
+            raise SystemExit(f"harness: {platform} {op}: hetcoll's run failed: {err}")
+        for r in base:
+            row = {"platform": platform, "op": op, "bytes": r["bytes"], "ranks": r["ranks"],
+                   "hetcoll_s": r["hetcoll_s"], "hetcoll_ok": r["hetcoll_ok"], "algorithm": r["algorithm"],
+                   "predicted_s": r["predicted_s"], "builtins": {}, "failed": {}}
+            for (o, alg), (res, err) in results.items():
+                if o != op or alg is None:
+                    continue
+                match = [x for x in (res or []) if x["bytes"] == r["bytes"]]
+                if match and match[0]["native_ok"]:
+                    row["builtins"][alg] = match[0]["native_s"]
+                else:
+                    row["failed"][alg] = err or "wrong result"
+            named = {a: t for a, t in row["builtins"].items() if a not in SELECTORS}
+            best = min(named or row["builtins"], key=(named or row["builtins"]).get)
+            row["best_builtin"] = best
+            row["best_builtin_s"] = row["builtins"][best]
+            row["ompi_s"] = row["builtins"].get("ompi")
+            row["lower_bound_s"] = lower_bound(platform, op, r["bytes"], r["ranks"])
+            rows.append(row)
+    return rows
+
+
+def fmt_t(s):
+    if s is None:
+        return "-"
+    return f"{s * 1e3:.3f}" if s < 10 else f"{s * 1e3:.0f}"
+
+
+def table(rows):
+    head = ("| platform | ranks | op | bytes | hetcoll ms | algorithm | predicted ms | err | best built-in | ms "
+            "| ratio | ompi ms | vs ompi | lower bound ms |\n|" + "---|" * 14 + "\n")
+    lines = []
+    for r in rows:
+        h, b, o = r["hetcoll_s"], r["best_builtin_s"], r["ompi_s"]
+        err = f"{100 * (r['predicted_s'] - h) / h:+.1f}%" if r["predicted_s"] > 0 and h > 0 else "-"
+        lines.append(
+            f"| {r['platform']} | {r['ranks']} | {r['op']} | {r['bytes']} | {fmt_t(h)}{'' if r['hetcoll_ok'] else ' WRONG'} "
+            f"| {r['algorithm']} | {fmt_t(r['predicted_s'] or None)} | {err} | {r['best_builtin']} | {fmt_t(b)} "
+            f"| {b / h:.2f} | {fmt_t(o)} | {(o / h if o else 0):.2f} | {fmt_t(r['lower_bound_s'])} |")
+    return head + "\n".join(lines) + "\n"
+
+
+def summary(rows):
+    out = []
+    for plat in dict.fromkeys(r["platform"] for r in rows):
+        rs = [r for r in rows if r["platform"] == plat]
+        ratios = [r["best_builtin_s"] / r["hetcoll_s"] for r in rs if r["hetcoll_s"] > 0]
+        errs = sorted(abs(r["predicted_s"] - r["hetcoll_s"]) / r["hetcoll_s"] for r in rs
+                      if r["predicted_s"] > 0 and r["hetcoll_s"] > 0)
+        p90 = errs[min(len(errs) - 1, int(0.9 * len(errs)))] if errs else float("nan")
+        out.append(f"{plat}: {len(rs)} rows, vs best built-in median {statistics.median(ratios):.2f}x, "
+                   f"min {min(ratios):.2f}x; prediction error median "
+                   f"{100 * statistics.median(errs) if errs else float('nan'):.1f}%, p90 {100 * p90:.1f}%; "
+                   f"wrong results: {sum(not r['hetcoll_ok'] for r in rs)}")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--platforms", default=",".join(PLATFORMS))
+    ap.add_argument("--ops", default=",".join(OPS))
+    ap.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "smpi_harness"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--reprobe", action="store_true")
+    a = ap.parse_args()
+    out = pathlib.Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ops = a.ops.split(",")
+    for op in ops:
+        if op not in OPS:
+            ap.error(f"unknown op {op} (known: {', '.join(OPS)})")
+    sizes = [int(s) for s in a.sizes.split(",")]
+    rows = []
+    for plat in a.platforms.split(","):
+        if plat not in PLATFORMS:
+            ap.error(f"unknown platform {plat} (known: {', '.join(PLATFORMS)})")
+        np, _ = PLATFORMS[plat]
+        print(f"harness: {plat}, {np} ranks, {len(ops)} ops", flush=True)
+        rows += bench_platform(plat, np, ops, sizes, out, a.jobs, a.reprobe)
+    (out / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
+    md = table(rows) + "\n" + summary(rows) + "\n"
+    (out / "results.md").write_text(md)
+    print(md)
+    wrong = [r for r in rows if not r["hetcoll_ok"]]
+    if wrong:
+        print(f"harness: {len(wrong)} rows with WRONG hetcoll results", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
