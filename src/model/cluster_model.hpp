@@ -11,7 +11,8 @@
 // (bw each way) and uplinks (up_bw, one link both ways unless
 // duplex=split) are the topology's links, shared max-min fairly by the
 // simulator. Ranks lie host by host (layout=block) or one per host in turn
-// (layout=round, as SMPI's host files here list them).
+// (layout=round). As on a probed network (profile_model.hpp): 64 sends in
+// flight a rank, messages up to 64 KiB eager.
 #pragma once
 #include <vector>
 
@@ -42,6 +43,8 @@ class ClusterModel : public MachineModel {
   double copy_time(int, uint64_t) const override { return 0; }
   int ranks() const override { return topo_->ranks(); }
   TopologyPtr topology() const override { return topo_; }
+  int send_ports() const override { return 64; }
+  uint64_t eager_bytes() const override { return 65536; }
   json::Value to_json() const override;
 
  private:

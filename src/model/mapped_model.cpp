@@ -34,6 +34,7 @@ class MappedModel : public MachineModel {
   int ranks() const override { return int(map_.size()); }
   bool receive_uses_cpu() const override { return base_->receive_uses_cpu(); }
   int send_ports() const override { return base_->send_ports(); }
+  uint64_t eager_bytes() const override { return base_->eager_bytes(); }
   TopologyPtr topology() const override { return topo_; }
   json::Value to_json() const override {
     json::Value v = base_->to_json();

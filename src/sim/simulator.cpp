@@ -35,6 +35,7 @@ struct Flow {
   int nlinks = 0;
   uint32_t mark = 0;       // component search
   bool active = false;
+  bool eager = false;      // its send completed when the bytes started
 };
 
 class Sim {
@@ -48,7 +49,8 @@ class Sim {
         recv_on_cpu_(m.receive_uses_cpu()),
         ports_(uint32_t(std::max(1, m.send_ports()))),
         topo_holder_(m.topology()),
-        topo_(topo_holder_.get()) {}
+        topo_(topo_holder_.get()),
+        eager_(m.eager_bytes()) {}
 
   SimResult run() {
     Matching match = match_messages(s_, 4);
@@ -244,7 +246,7 @@ class Sim {
     // Stale: rescheduled since (a flow's finish may come back to an earlier
     // value, so the time alone does not tell), or the slot serves another
     // send now.
-    if (f.gid != g || f.finish != t || end_[g] >= 0) return;
+    if (f.gid != g || f.finish != t || (!f.eager && end_[g] >= 0)) return;
     if (f.active) {
       f.active = false;
       for (int k = 0; k < f.nlinks; ++k) {
@@ -258,8 +260,11 @@ class Sim {
         dirty_links_.push_back(uint32_t(f.links[k]));
       }
     }
-    end_[g] = t;  // the send port is free once the bytes are out
-    push(t, g, false);
+    if (!f.eager) {
+      end_[g] = t;  // the send port is free once the bytes are out
+      push(t, g, false);
+    }
+    f.gid = UINT64_MAX;
     push(t + f.latency, partner_[g], true);
     free_flows_.push_back(id);
   }
@@ -423,10 +428,16 @@ class Sim {
           f.cap = double(o.len) / c.wire;
           f.latency = c.arrive - c.send;
           f.mark = 0;
+          f.eager = o.len <= eager_;
           flow_of_[g] = int64_t(id);
           start_[g] = t;
           end_[g] = -1;
-          push_kind(t + (c.send - c.wire), g, kFlowStart);
+          const double overhead = c.send - c.wire;
+          push_kind(t + overhead, g, kFlowStart);
+          if (f.eager) {  // done once the overheads are paid
+            busy = overhead;
+            break;
+          }
           return;
         }
         push(t + c.arrive, rg, true);
@@ -496,6 +507,7 @@ class Sim {
   const uint32_t ports_;  // sends in flight per rank
   const TopologyPtr topo_holder_;
   const Topology* topo_;  // nullptr: messages never share links
+  const uint64_t eager_;  // sends up to this many bytes complete before their bytes are out
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_flows_;
   std::vector<int64_t> flow_of_;  // per op: its flow (sends on a topology)
