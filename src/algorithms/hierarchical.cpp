@@ -17,6 +17,13 @@
 //   barrier    binomial fan-in inside hosts and subnets → dissemination
 //              among subnet leaders → fan-out
 //
+// slices=1 (allreduce): reduce-scatter inside each subnet, the k-th hosts
+// of all subnets allreduce slice k (K allreduces across the uplinks at
+// once), allgather inside — the "allreduce of slices".
+// pieces=K (bcast, reduce, allreduce): the vector in K pieces, each through
+// every phase, so that one piece crosses the slow links while the one before
+// it spreads inside the subnets; the planner tries 1-16 for 64 KiB and more.
+//
 // Steps: the sum of the phases'. Bytes: across subnets only the top phase's
 // (one vector per subnet for bcast/reduce/allreduce, the subnet's blocks for
 // allgather), which is what makes it win where uplinks are slow and shared.
@@ -49,14 +56,47 @@ Collective sub_call(CollOp op, int n, uint64_t count, const Collective& parent) 
   return c;
 }
 
+// A piece of the vector: elements [first, first + count).
+struct Piece {
+  uint64_t first = 0, count = 0;
+};
+
+// The vector in `pieces` nearly equal pieces of whole elements: each runs
+// the phases on its own, so a piece crosses the slow links while the one
+// before it spreads inside the subnets (the builder's data dependencies
+// pipeline them).
+std::vector<Piece> pieces_of(const GenContext& ctx) {
+  const uint64_t n = ctx.coll.count;
+  const uint64_t k = std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(param_int(ctx, "pieces", 1)), n));
+  std::vector<Piece> v;
+  for (uint64_t i = 0, at = 0; i < k; ++i) {
+    const uint64_t len = n / k + (i < n % k ? 1 : 0);
+    v.push_back({at, len});
+    at += len;
+  }
+  return v;
+}
+
+// The schedule's name: the spec that rebuilds it.
+std::string name_of(const GenContext& ctx) {
+  const int k = param_int(ctx, "pieces", 1);
+  return k > 1 ? cat("hierarchical[pieces=", k, "]") : std::string("hierarchical");
+}
+
+// Places a sub-collective's in/out bytes at the piece's offset.
+Slice shift(const Slice& s, uint64_t by) { return {s.buf, s.off + by, s.len}; }
+
 Schedule bcast(const GenContext& ctx) {
   const Collective& c = ctx.coll;
-  Builder b = make_builder(ctx, "hierarchical");
+  Builder b = make_builder(ctx, name_of(ctx));
   const Levels L = levels_of(ctx.model, c.nranks, c.root);
-  auto same = [](int, const Slice& s) { return s; };
-  run_phase(b, ctx, L.top, sub_call(CollOp::bcast, int(L.top.size()), c.count, c), same);
-  for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same);
-  for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same);
+  for (const Piece& pc : pieces_of(ctx)) {
+    const uint64_t at = pc.first * c.elem_size;
+    auto place = [at](int, const Slice& s) { return shift(s, at); };
+    run_phase(b, ctx, L.top, sub_call(CollOp::bcast, int(L.top.size()), pc.count, c), place);
+    for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place);
+    for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place);
+  }
   return b.finish();
 }
 
@@ -65,10 +105,10 @@ Schedule bcast(const GenContext& ctx) {
 // combined nothing). The root's partial at level `final_level` goes to
 // `root_out` when given.
 std::vector<Slice> reduce_up(Builder& b, const GenContext& ctx, const Levels& L, bool include_top,
-                             const Slice* root_out) {
+                             const Slice* root_out, const Piece& pc) {
   const Collective& c = ctx.coll;
-  const uint64_t m = vector_bytes(c);
-  std::vector<Slice> partial(size_t(c.nranks), Slice{Buf::in, 0, m});
+  const uint64_t m = pc.count * c.elem_size;
+  std::vector<Slice> partial(size_t(c.nranks), Slice{Buf::in, pc.first * c.elem_size, m});
   // The last phase the root leads with others in it writes to root_out.
   const int root = c.root;
   int last = -1;  // 0 host, 1 subnet, 2 top
@@ -80,7 +120,7 @@ std::vector<Slice> reduce_up(Builder& b, const GenContext& ctx, const Levels& L,
     const int leader = g[0];
     Slice dest = root_out && leader == root && level == last ? *root_out
                                                              : Slice{Buf::tmp, b.alloc_tmp(leader, m), m};
-    run_phase(b, ctx, g, sub_call(CollOp::reduce, int(g.size()), c.count, c), [&](int k, const Slice& s) {
+    run_phase(b, ctx, g, sub_call(CollOp::reduce, int(g.size()), pc.count, c), [&](int k, const Slice& s) {
       if (s.buf == Buf::in) return partial[size_t(g[size_t(k)])].sub(s.off, s.len);
       return dest.sub(s.off, s.len);  // out: the leader's
     });
@@ -94,43 +134,114 @@ std::vector<Slice> reduce_up(Builder& b, const GenContext& ctx, const Levels& L,
 
 Schedule reduce(const GenContext& ctx) {
   const Collective& c = ctx.coll;
-  Builder b = make_builder(ctx, "hierarchical");
+  Builder b = make_builder(ctx, name_of(ctx));
   const Levels L = levels_of(ctx.model, c.nranks, c.root);
-  const Slice out{Buf::out, 0, vector_bytes(c)};
-  std::vector<Slice> partial = reduce_up(b, ctx, L, true, &out);
-  if (partial[size_t(c.root)].buf == Buf::in && b.wants(c.root)) b.copy(c.root, out, partial[size_t(c.root)]);
+  for (const Piece& pc : pieces_of(ctx)) {
+    const Slice out{Buf::out, pc.first * c.elem_size, pc.count * c.elem_size};
+    std::vector<Slice> partial = reduce_up(b, ctx, L, true, &out, pc);
+    if (partial[size_t(c.root)].buf == Buf::in && b.wants(c.root)) b.copy(c.root, out, partial[size_t(c.root)]);
+  }
   return b.finish();
 }
 
 Schedule allreduce(const GenContext& ctx) {
   const Collective& c = ctx.coll;
-  Builder b = make_builder(ctx, "hierarchical");
+  Builder b = make_builder(ctx, name_of(ctx));
   const Levels L = levels_of(ctx.model, c.nranks, 0);
-  const uint64_t m = vector_bytes(c);
-  const Slice out{Buf::out, 0, m};
-  auto same = [](int, const Slice& s) { return s; };
   // Combine below the highest level that has several groups, allreduce
   // there, broadcast back down.
   const bool top = L.top.size() > 1, subnet = !top && L.subnets[0].size() > 1;
-  std::vector<Slice> partial(size_t(c.nranks), Slice{Buf::in, 0, m});
-  if (top) {
-    partial = reduce_up(b, ctx, L, false, nullptr);
-  } else if (subnet) {
-    // One subnet: combine inside hosts, allreduce among the host leaders.
-    Levels hosts_only = L;
-    for (auto& g : hosts_only.subnets) g.resize(1);
-    partial = reduce_up(b, ctx, hosts_only, false, nullptr);
-  }
+  Levels hosts_only = L;  // one subnet: combine inside hosts, allreduce among the host leaders
+  for (auto& g : hosts_only.subnets) g.resize(1);
   const std::vector<int>& group = top ? L.top : subnet ? L.subnets[0] : L.hosts[0];
-  run_phase(b, ctx, group, sub_call(CollOp::allreduce, int(group.size()), c.count, c), [&](int k, const Slice& s) {
-    if (s.buf == Buf::in) return partial[size_t(group[size_t(k)])].sub(s.off, s.len);
-    return s;
-  });
-  if (group.size() <= 1 && b.wants(group[0])) b.copy(group[0], out, partial[size_t(group[0])]);
-  if (top)
-    for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same);
-  if (top || subnet)
-    for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same);
+  for (const Piece& pc : pieces_of(ctx)) {
+    const uint64_t at = pc.first * c.elem_size, m = pc.count * c.elem_size;
+    const Slice out{Buf::out, at, m};
+    auto place = [at](int, const Slice& s) { return shift(s, at); };
+    std::vector<Slice> partial(size_t(c.nranks), Slice{Buf::in, at, m});
+    if (top) partial = reduce_up(b, ctx, L, false, nullptr, pc);
+    else if (subnet) partial = reduce_up(b, ctx, hosts_only, false, nullptr, pc);
+    run_phase(b, ctx, group, sub_call(CollOp::allreduce, int(group.size()), pc.count, c), [&](int k, const Slice& s) {
+      if (s.buf == Buf::in) return partial[size_t(group[size_t(k)])].sub(s.off, s.len);
+      return shift(s, at);
+    });
+    if (group.size() <= 1 && b.wants(group[0])) b.copy(group[0], out, partial[size_t(group[0])]);
+    if (top)
+      for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place);
+    if (top || subnet)
+      for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place);
+  }
+  return b.finish();
+}
+
+// Allreduce by slices: inside each subnet a reduce-scatter of the hosts'
+// partial sums into K slices (K: the fewest hosts of any subnet), the k-th
+// host of every subnet allreduces slice k with the k-th hosts of the others
+// (K allreduces across the uplinks at once), an allgather of the slices
+// inside each subnet, a broadcast inside each host. Every rank ends with
+// the cross-subnet allreduces' bits: identical results.
+Schedule allreduce_slices(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, "hierarchical[slices=1]");
+  const Levels L = levels_of(ctx.model, c.nranks, 0);
+  Levels hosts_only = L;
+  for (auto& g : hosts_only.subnets) g.resize(1);
+  const std::vector<Slice> partial = reduce_up(b, ctx, hosts_only, false, nullptr, Piece{0, c.count});
+  size_t K = SIZE_MAX;
+  for (auto& g : L.subnets) K = std::min(K, g.size());
+  const Blocks slices = even_blocks(c.count, c.elem_size, int(K));
+  auto counts_for = [&](size_t members) {
+    std::vector<uint64_t> v(members, 0);
+    for (size_t k = 0; k < K; ++k) v[k] = slices.len[k] / c.elem_size;
+    return v;
+  };
+  // Slice k of member k of each subnet: combined over the subnet (T), then
+  // over all subnets (U).
+  std::vector<Slice> T(static_cast<size_t>(c.nranks)), U(static_cast<size_t>(c.nranks));
+  for (auto& g : L.subnets) {
+    for (size_t k = 0; k < K; ++k) {
+      const int r = g[k];
+      T[size_t(r)] = {Buf::tmp, b.alloc_tmp(r, slices.len[k]), slices.len[k]};
+      U[size_t(r)] = {Buf::tmp, b.alloc_tmp(r, slices.len[k]), slices.len[k]};
+    }
+    if (g.size() == 1) {
+      if (b.wants(g[0])) b.copy(g[0], T[size_t(g[0])], partial[size_t(g[0])]);
+      continue;
+    }
+    Collective rs = Collective::make_v(CollOp::reduce_scatter, counts_for(g.size()), 0, c.elem_size);
+    rs.order_free = c.order_free;
+    run_phase(b, ctx, g, rs, [&](int k, const Slice& sl) {
+      const int r = g[size_t(k)];
+      if (sl.buf == Buf::in) return partial[size_t(r)].sub(sl.off, sl.len);
+      return T[size_t(r)].sub(sl.off, sl.len);
+    });
+  }
+  for (size_t k = 0; k < K; ++k) {
+    std::vector<int> across;
+    for (auto& g : L.subnets) across.push_back(g[k]);
+    if (across.size() == 1) {
+      if (b.wants(across[0])) b.copy(across[0], U[size_t(across[0])], T[size_t(across[0])]);
+      continue;
+    }
+    run_phase(b, ctx, across, sub_call(CollOp::allreduce, int(across.size()), slices.len[k] / c.elem_size, c),
+              [&](int m, const Slice& sl) {
+                const int r = across[size_t(m)];
+                return sl.buf == Buf::in ? T[size_t(r)].sub(sl.off, sl.len) : U[size_t(r)].sub(sl.off, sl.len);
+              });
+  }
+  for (auto& g : L.subnets) {
+    if (g.size() == 1) {
+      if (b.wants(g[0])) b.copy(g[0], {Buf::out, 0, vector_bytes(c)}, U[size_t(g[0])]);
+      continue;
+    }
+    Collective ag = Collective::make_v(CollOp::allgatherv, counts_for(g.size()), 0, c.elem_size);
+    run_phase(b, ctx, g, ag, [&](int k, const Slice& sl) {
+      if (sl.buf == Buf::in) return U[size_t(g[size_t(k)])].sub(sl.off, sl.len);
+      return sl;  // out: the vector, slices in order
+    });
+  }
+  auto same = [](int, const Slice& sl) { return sl; };
+  for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same);
   return b.finish();
 }
 
@@ -275,7 +386,7 @@ Schedule generate(const GenContext& ctx) {
   switch (ctx.coll.op) {
     case CollOp::bcast: return bcast(ctx);
     case CollOp::reduce: return reduce(ctx);
-    case CollOp::allreduce: return allreduce(ctx);
+    case CollOp::allreduce: return param_int(ctx, "slices", 0) ? allreduce_slices(ctx) : allreduce(ctx);
     case CollOp::allgather: return allgather(ctx);
     case CollOp::barrier: return barrier(ctx);
     default: throw InputError(cat("hierarchical does not implement ", coll_op_name(ctx.coll.op)));
@@ -285,6 +396,18 @@ Schedule generate(const GenContext& ctx) {
 // Only where the machine has levels to follow.
 bool distinct(const Collective& c, const MachineModel& m) {
   return !levels_of(m, c.nranks, has_root(c.op) ? c.root : 0).trivial();
+}
+
+// Vectors of 64 KiB and more also in 2 … 16 pieces.
+std::vector<std::string> variants(const Collective& c, const MachineModel&) {
+  if ((c.op != CollOp::bcast && c.op != CollOp::reduce && c.op != CollOp::allreduce) ||
+      c.count * c.elem_size < (uint64_t(64) << 10))
+    return {};
+  std::vector<std::string> v{"hierarchical"};
+  for (int k : {2, 4, 8, 16})
+    if (uint64_t(k) <= c.count) v.push_back(cat("hierarchical[pieces=", k, "]"));
+  if (c.op == CollOp::allreduce) v.push_back("hierarchical[slices=1]");
+  return v;
 }
 
 }  // namespace
@@ -299,8 +422,13 @@ Algorithm hierarchical_algorithm() {
   a.cost = "the phases' costs; the top phase crosses the slow links once";
   a.source = "ECO §4-5; Banikazemi et al. §4; SMP-aware collectives";
   a.composite = true;
+  a.params = {{"pieces", ParamKind::integer, 1, 64, false,
+                "bcast, reduce, allreduce: the vector in this many pieces, each through all phases (pipelined)"},
+              {"slices", ParamKind::integer, 0, 1, false,
+               "allreduce: 1 = reduce-scatter inside subnets, allreduce of each slice across them, allgather back"}};
   a.generate = generate;
   a.distinct = distinct;
+  a.variants = variants;
   return a;
 }
 
