@@ -76,6 +76,25 @@ def _int_in(lo: int, hi: int, what: str):
     return parse
 
 
+def _size_list(text: str) -> list[int]:
+    """'8,1k,64k' → sizes in bytes (at most 64 of them)."""
+    items = [t for t in text.split(",") if t.strip()]
+    if not items or len(items) > 64:
+        raise argparse.ArgumentTypeError(f"'{text}': give 1 to 64 sizes, comma-separated")
+    return [parse_size(t) for t in items]
+
+
+def _int_list(text: str) -> list[int]:
+    """'1,2,4' → integers (at most 1024 of them)."""
+    items = [t for t in text.split(",") if t.strip()]
+    if not items or len(items) > 1024:
+        raise argparse.ArgumentTypeError(f"'{text}': give 1 to 1024 whole numbers, comma-separated")
+    try:
+        return [int(t, 10) for t in items]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a list of whole numbers") from None
+
+
 def _real_in(lo: float, hi: float, what: str):
     def parse(text: str) -> float:
         try:
@@ -557,6 +576,7 @@ def cmd_profile_show(args) -> int:
         _emit_json(p)
     else:
         print("\n".join(prof.show_lines(p)))
+        print("\n".join(prof.topology_lines(_core.topology(_core.parse_model(args.file)))))
     return 0
 
 
@@ -596,6 +616,41 @@ def cmd_bench_report(args) -> int:
 
     for line in write_report(args.results, args.markdown, args.png):
         print(line)
+    return 0
+
+
+def cmd_predict(args) -> int:
+    from .whatif import WhatIfError, predict_lines, predict_rows
+    model = args.profile or args.model
+    if not model:
+        raise CliError("predict needs --profile FILE or --model SPEC")
+    try:
+        rec = predict_rows(args.op, model, args.ranks, args.root, args.bytes, args.tree)
+    except WhatIfError as e:
+        raise CliError(str(e)) from None
+    if args.json:
+        _emit_json(rec)
+    else:
+        print("\n".join(predict_lines(rec)))
+    return 0
+
+
+def cmd_whatif(args) -> int:
+    from .whatif import WhatIfError, whatif_lines, whatif_plot, whatif_rows
+    fast = args.fast or list(range(1, args.ranks + 1))
+    try:
+        rec = whatif_rows(args.op, args.ranks, fast, args.bytes, args.algorithm, args.profile)
+    except WhatIfError as e:
+        raise CliError(str(e)) from None
+    if args.png:
+        whatif_plot(rec, args.png)
+        rec["png"] = args.png
+    if args.json:
+        _emit_json(rec)
+    else:
+        print("\n".join(whatif_lines(rec)))
+        if args.png:
+            print(f"plot: {args.png}")
     return 0
 
 
@@ -791,6 +846,29 @@ def build_parser() -> argparse.ArgumentParser:
     rg.add_argument("file")
     rg.add_argument("--json", action="store_true")
     rg.set_defaults(func=cmd_ring)
+
+    pd = sub.add_parser("predict", help="Banikazemi's models (eqs. 6-12) beside the simulator, same tree, same model")
+    pd.add_argument("op", choices=["bcast", "scatter", "gather"])
+    pd.add_argument("--profile", help="a profile written by 'hetcoll probe'")
+    pd.add_argument("--model", "-m", help="or any model spec (hetero:nodes=FFSS …)")
+    pd.add_argument("--ranks", "-n", type=_int_in(1, 4096, "--ranks"), help="ranks (default: the profile's hosts)")
+    pd.add_argument("--root", type=_int_in(0, MAX_RANKS - 1, "--root"), default=0)
+    pd.add_argument("--bytes", "-b", type=_size_list, default=[8, 1024, 65536, 1048576],
+                    help="message (scatter, gather: block) sizes, comma-separated (default 8,1k,64k,1M)")
+    pd.add_argument("--tree", default="binomial", help="bcast: binomial, star, chain, kary:K, knomial:K")
+    pd.add_argument("--json", action="store_true")
+    pd.set_defaults(func=cmd_predict)
+
+    wi = sub.add_parser("whatif", help="predicted time as the number of fast nodes varies (Banikazemi Fig. 8)")
+    wi.add_argument("op", help="any collective")
+    wi.add_argument("--profile", help="fast and slow nodes from this profile (default: Banikazemi's Table 1)")
+    wi.add_argument("--ranks", "-n", type=_int_in(2, 1024, "--ranks"), default=8)
+    wi.add_argument("--fast", type=_int_list, help="numbers of fast nodes, e.g. 1,2,4,8 (default 1..ranks)")
+    wi.add_argument("--bytes", "-b", type=parse_size, default=4096, help="message (block) size, default 4k")
+    wi.add_argument("--algorithm", help="this algorithm instead of the planner's best")
+    wi.add_argument("--png", help="plot to this file")
+    wi.add_argument("--json", action="store_true")
+    wi.set_defaults(func=cmd_whatif)
 
     cf = sub.add_parser("config", help="the HETCOLL_* environment variables, their meaning and the values in effect")
     cf.add_argument("--json", action="store_true")

@@ -123,6 +123,29 @@ def show_lines(p: dict) -> list[str]:
     return out
 
 
+def topology_lines(t: dict | None) -> list[str]:
+    """The network the runtime's model builds from the profile (model/topology.hpp)."""
+    if not t:
+        return []
+    out = ["", "network (links the simulator shares among concurrent messages, max-min fairly):"]
+    bw = {l["name"]: l["bandwidth"] for l in t["links"]}
+    by_subnet: dict[int, list[str]] = {}
+    for h, s in enumerate(t["subnet_of_host"]):
+        by_subnet.setdefault(s, []).append(t["host_names"][h] if h < len(t["host_names"]) else str(h))
+    for s, hosts in sorted(by_subnet.items()):
+        nic = [l for l in t["links"] if l["name"] == f"nic_up({hosts[0]})"]
+        up = t["uplink_out"][s]
+        line = f"  subnet {s}: {len(hosts)} host(s), interfaces " + (
+            f"{nic[0]['bandwidth'] / 1e6:.4g} MB/s each way" if nic else "unlimited")
+        if up >= 0:
+            both = t["uplink_in"][s] == up
+            line += f"; uplink {t['links'][up]['bandwidth'] / 1e6:.4g} MB/s" + (" shared by both directions" if both else " each way")
+        else:
+            line += "; no shared uplink seen"
+        out.append(line)
+    return out
+
+
 def lambda_lines(p: dict) -> list[str]:
     """Bruck §2.2: λ(m) and t0(m) from both experiments, side by side."""
     if not p["lambda"]:
@@ -131,9 +154,15 @@ def lambda_lines(p: dict) -> list[str]:
            f"  {'bytes':>8} {'sends':<11} {'t0':>9} {'lambda':>7} | {'t0':>9} {'lambda':>7}  spread"]
     for l in p["lambda"]:
         a, b = l["fit1"], l["fit2"]
-        spread = abs(a["lambda"] - b["lambda"]) / max(1e-300, (a["lambda"] + b["lambda"]) / 2)
+        # λ < 1 (a fit on a network far from the postal model: subnets, or
+        # more processes than cores) has no meaningful spread.
+        mean = (a["lambda"] + b["lambda"]) / 2
+        spread = f"{100 * abs(a['lambda'] - b['lambda']) / mean:5.1f}%" if a["lambda"] >= 1 and b["lambda"] >= 1 else "    -"
         out.append(f"  {l['bytes']:>8} {l['sends']:<11} {format_time(a['t0']):>9} {a['lambda']:>7.3f} | "
-                   f"{format_time(b['t0']):>9} {b['lambda']:>7.3f}  {100 * spread:5.1f}%")
+                   f"{format_time(b['t0']):>9} {b['lambda']:>7.3f}  {spread}")
+    if any(l["fit1"]["lambda"] < 1 or l["fit2"]["lambda"] < 1 for l in p["lambda"]):
+        out.append("  (lambda < 1: the postal model does not describe this network; hetcoll plans on the profile's "
+                   "per-host and per-class costs and its topology instead)")
     return out
 
 

@@ -47,6 +47,7 @@ Algorithm bruck_alltoall_algorithm();
 Algorithm dissemination_barrier_algorithm();
 Algorithm tree_barrier_algorithm();
 Algorithm hierarchical_algorithm();
+Algorithm fnf_tree_algorithm();
 Algorithm linear_scan_algorithm();
 Algorithm recursive_doubling_scan_algorithm();
 Algorithm tree_scan_algorithm();

@@ -14,6 +14,9 @@
 //   allgather  host gathers → subnet gathervs → top allgatherv of subnet
 //              blocks → leaders put blocks in rank order → subnet and host
 //              bcasts of the whole vector
+//   reduce_scatter_block  vectors laid out subnet by subnet → host and
+//              subnet reduces → reduce-scatter among subnet leaders (each
+//              gets its subnet's blocks) → scatters inside subnets and hosts
 //   barrier    binomial fan-in inside hosts and subnets → dissemination
 //              among subnet leaders → fan-out
 //
@@ -324,6 +327,111 @@ Schedule allgather(const GenContext& ctx) {
   return b.finish();
 }
 
+// The ranks in level order: the top's subnets in turn, each subnet's hosts
+// in turn, each host's ranks (leaders first) — blocks laid out this way are
+// contiguous per subnet and per host.
+std::vector<int> level_order(const Levels& L) {
+  std::map<int, const std::vector<int>*> host_of_leader, subnet_of_leader;
+  for (auto& g : L.hosts) host_of_leader[g[0]] = &g;
+  for (auto& g : L.subnets) subnet_of_leader[g[0]] = &g;
+  std::vector<int> order;
+  for (int s : L.top)
+    for (int h : *subnet_of_leader[s])
+      for (int r : *host_of_leader[h]) order.push_back(r);
+  return order;
+}
+
+// Reduce-scatter (equal blocks): every rank lays its vector out in level
+// order; combine up to the subnet leaders (host reduces, subnet reduces),
+// a reduce-scatter among the subnet leaders hands each its subnet's blocks,
+// then scatters inside each subnet and each host deliver the blocks.
+Schedule reduce_scatter_block(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, "hierarchical");
+  const Levels L = levels_of(ctx.model, c.nranks, 0);
+  const int p = c.nranks;
+  const uint64_t blk = c.count * c.elem_size, all = uint64_t(p) * blk;
+  const std::vector<int> order = level_order(L);
+  std::vector<size_t> pos(static_cast<size_t>(p));
+  for (size_t i = 0; i < order.size(); ++i) pos[size_t(order[i])] = i;
+  // The permuted input of every rank.
+  std::vector<Slice> partial(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    partial[size_t(r)] = {Buf::tmp, b.alloc_tmp(r, all), all};
+    if (!b.wants(r)) continue;
+    for (size_t i = 0; i < order.size(); ++i)
+      b.copy(r, partial[size_t(r)].sub(i * blk, blk), {Buf::in, uint64_t(order[i]) * blk, blk});
+  }
+  auto reduce_to_leader = [&](const std::vector<int>& g) {
+    if (g.size() <= 1) return;
+    const Slice dest{Buf::tmp, b.alloc_tmp(g[0], all), all};
+    run_phase(b, ctx, g, sub_call(CollOp::reduce, int(g.size()), uint64_t(p) * c.count, c), [&](int k, const Slice& sl) {
+      if (sl.buf == Buf::in) return partial[size_t(g[size_t(k)])].sub(sl.off, sl.len);
+      return dest.sub(sl.off, sl.len);
+    });
+    partial[size_t(g[0])] = dest;
+  };
+  for (auto& g : L.hosts) reduce_to_leader(g);
+  for (auto& g : L.subnets) reduce_to_leader(g);
+  // Ranks per host and per subnet (by leader), and where each leader's
+  // blocks begin in level order.
+  std::map<int, uint64_t> host_ranks, subnet_ranks;
+  for (auto& g : L.hosts) host_ranks[g[0]] = g.size();
+  for (auto& g : L.subnets)
+    for (int h : g) subnet_ranks[g[0]] += host_ranks[h];
+  // Top: subnet leader s gets its subnet's blocks (contiguous from pos[s]).
+  std::vector<Slice> mine(static_cast<size_t>(p));
+  for (int s : L.top) {
+    const uint64_t len = subnet_ranks[s] * blk;
+    mine[size_t(s)] = L.top.size() > 1 ? Slice{Buf::tmp, b.alloc_tmp(s, len), len} : partial[size_t(s)].sub(0, len);
+  }
+  if (L.top.size() > 1) {
+    std::vector<uint64_t> counts;
+    for (int s : L.top) counts.push_back(subnet_ranks[s] * c.count);
+    Collective rs = Collective::make_v(CollOp::reduce_scatter, counts, 0, c.elem_size);
+    rs.order_free = c.order_free;
+    run_phase(b, ctx, L.top, rs, [&](int k, const Slice& sl) {
+      const int r = L.top[size_t(k)];
+      return sl.buf == Buf::in ? partial[size_t(r)].sub(sl.off, sl.len) : mine[size_t(r)].sub(sl.off, sl.len);
+    });
+  }
+  // Inside each subnet: the leader's blocks to its hosts' leaders.
+  for (auto& g : L.subnets) {
+    std::vector<uint64_t> counts;
+    for (int h : g) counts.push_back(host_ranks[h] * c.count);
+    for (size_t k = 1; k < g.size(); ++k) {
+      const uint64_t len = host_ranks[g[k]] * blk;
+      mine[size_t(g[k])] = {Buf::tmp, b.alloc_tmp(g[k], len), len};
+    }
+    if (g.size() > 1) {
+      // Not the leader's own: its blocks come first in its range.
+      mine[size_t(g[0])] = mine[size_t(g[0])];
+      Collective sc = Collective::make_v(CollOp::scatterv, counts, 0, c.elem_size);
+      const Slice from = mine[size_t(g[0])];
+      std::vector<Slice> to(g.size());
+      for (size_t k = 0; k < g.size(); ++k)
+        to[k] = k == 0 ? Slice{Buf::tmp, b.alloc_tmp(g[0], host_ranks[g[0]] * blk), host_ranks[g[0]] * blk}
+                       : mine[size_t(g[k])];
+      run_phase(b, ctx, g, sc, [&](int k, const Slice& sl) {
+        return sl.buf == Buf::in ? from.sub(sl.off, sl.len) : to[size_t(k)].sub(sl.off, sl.len);
+      });
+      mine[size_t(g[0])] = to[0];
+    }
+  }
+  // Inside each host: one block each, into out.
+  for (auto& g : L.hosts) {
+    const Slice from = mine[size_t(g[0])];
+    if (g.size() == 1) {
+      if (b.wants(g[0])) b.copy(g[0], {Buf::out, 0, blk}, from.sub(0, blk));
+      continue;
+    }
+    run_phase(b, ctx, g, sub_call(CollOp::scatter, int(g.size()), c.count, c), [&](int, const Slice& sl) {
+      return sl.buf == Buf::in ? from.sub(sl.off, sl.len) : sl;
+    });
+  }
+  return b.finish();
+}
+
 // Barrier: explicit dependencies (empty messages carry no data to infer them from).
 Schedule barrier(const GenContext& ctx) {
   const Collective& c = ctx.coll;
@@ -388,6 +496,7 @@ Schedule generate(const GenContext& ctx) {
     case CollOp::reduce: return reduce(ctx);
     case CollOp::allreduce: return param_int(ctx, "slices", 0) ? allreduce_slices(ctx) : allreduce(ctx);
     case CollOp::allgather: return allgather(ctx);
+    case CollOp::reduce_scatter_block: return reduce_scatter_block(ctx);
     case CollOp::barrier: return barrier(ctx);
     default: throw InputError(cat("hierarchical does not implement ", coll_op_name(ctx.coll.op)));
   }
@@ -415,7 +524,8 @@ std::vector<std::string> variants(const Collective& c, const MachineModel&) {
 Algorithm hierarchical_algorithm() {
   Algorithm a;
   a.name = "hierarchical";
-  a.ops = {CollOp::bcast, CollOp::reduce, CollOp::allreduce, CollOp::allgather, CollOp::barrier};
+  a.ops = {CollOp::bcast, CollOp::reduce, CollOp::allreduce, CollOp::allgather, CollOp::reduce_scatter_block,
+           CollOp::barrier};
   a.description = "phases inside hosts, inside subnets and among subnets, each phase's algorithm chosen by the model";
   a.steps = "the sum of the phases' steps";
   a.bytes = "across subnets: one vector per subnet (allgather: the subnet's blocks)";

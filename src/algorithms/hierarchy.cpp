@@ -103,14 +103,15 @@ std::string best_flat(const Collective& sub, const MachineModel& gm) {
 std::string run_phase(Builder& b, const GenContext& ctx, const std::vector<int>& group, const Collective& sub,
                       const PhaseMap& map) {
   if (group.size() <= 1) return {};
-  ModelPtr gm = map_model(ModelPtr(ModelPtr(), &ctx.model), group);
-  const std::string spec = best_flat(sub, *gm);
+  // A rank building its own program plans only the phases it is in.
   int only = -1;
   if (ctx.only_rank >= 0) {
     auto it = std::find(group.begin(), group.end(), ctx.only_rank);
-    if (it == group.end()) return spec;
+    if (it == group.end()) return {};
     only = int(it - group.begin());
   }
+  ModelPtr gm = map_model(ModelPtr(ModelPtr(), &ctx.model), group);
+  const std::string spec = best_flat(sub, *gm);
   Schedule s = generate(spec, sub, *gm, only, ctx.op_limit);
   std::vector<uint64_t> base(group.size(), 0);
   for (size_t k = 0; k < group.size(); ++k)

@@ -40,7 +40,9 @@ std::string best_flat(const Collective& sub, const MachineModel& gm);
 // algorithm best_flat picks on the group's view of ctx.model, appending
 // its ops to b; `map` places the sub-collective's in/out slices of sub-rank
 // k in the parent's buffers (tmp slices get fresh scratch). Returns the
-// chosen algorithm. A group of one rank runs nothing.
+// chosen algorithm. A group of one rank runs nothing; a rank building only
+// its own program (ctx.only_rank) skips the groups it is not in (every
+// member of a group decides that group's algorithm alike).
 using PhaseMap = std::function<Slice(int sub_rank, const Slice&)>;
 std::string run_phase(Builder& b, const GenContext& ctx, const std::vector<int>& group, const Collective& sub,
                       const PhaseMap& map);

@@ -60,6 +60,7 @@ const std::vector<Algorithm>& registry() {
         bruck_alltoall_algorithm(),
         dissemination_barrier_algorithm(),
         tree_barrier_algorithm(),
+        fnf_tree_algorithm(),
         hierarchical_algorithm(),
         linear_scan_algorithm(),
         recursive_doubling_scan_algorithm(),

@@ -18,7 +18,9 @@
 #include "plan/decision_table.hpp"
 #include "plan/planner.hpp"
 #include "schedule/validator.hpp"
+#include "sim/banikazemi.hpp"
 #include "sim/simulator.hpp"
+#include "algorithms/broadcast_trees.hpp"
 #include "util/error.hpp"
 
 namespace nb = nanobind;
@@ -145,6 +147,61 @@ NB_MODULE(_core, m) {
       .def("postal_lambda", &MachineModel::postal_lambda, "bytes"_a, "src"_a = 0, "dst"_a = -1)
       .def("to_json", [](const MachineModel& mm) { return mm.to_json().dump(2); });
   m.def("parse_model", &load_model, "spec"_a, "a model spec, or the path of a model file or profile");
+  m.def("group_model", &group_model, "model"_a, "rank_map"_a, "ranks"_a,
+        "the model a group of `ranks` ranks sees: mapped by rank_map, or laid out as the probe job was");
+  m.def("topology",
+        [](const MachineModel& mm) -> nb::object {
+          TopologyPtr t = mm.topology();
+          if (!t) return nb::none();
+          nb::dict d;
+          d["host_of_rank"] = t->host_of_rank;
+          d["subnet_of_host"] = t->subnet_of_host;
+          d["host_names"] = t->host_names;
+          d["nic_up"] = t->nic_up;
+          d["nic_down"] = t->nic_down;
+          d["uplink_out"] = t->uplink_out;
+          d["uplink_in"] = t->uplink_in;
+          std::vector<nb::dict> links;
+          for (const NetLink& l : t->links) {
+            nb::dict x;
+            x["name"] = l.name;
+            x["bandwidth"] = l.bandwidth;
+            links.push_back(x);
+          }
+          d["links"] = links;
+          return d;
+        },
+        "model"_a, "the model's topology (ranks on hosts, subnets, shared links), or None");
+  m.def("analytic",
+        [](const std::string& op, const MachineModel& mm, int ranks, int root, uint64_t bytes, const std::string& tree) {
+          AnalyticResult r;
+          {
+            nb::gil_scoped_release release;
+            if (op == "scatter") r = banikazemi_scatter(mm, ranks, root, bytes);
+            else if (op == "gather") r = banikazemi_gather(mm, ranks, root, bytes);
+            else if (op == "bcast") {
+              Tree t;
+              auto k_of = [&](const std::string& s) {
+                const int k = std::atoi(s.c_str() + s.find(':') + 1);
+                if (k < 2 || k > 1024) throw InputError(cat("tree ", s, ": K must be 2 to 1024"));
+                return k;
+              };
+              if (tree == "binomial") t = binomial_tree(ranks);
+              else if (tree == "star" || tree == "sequential") t = star_tree(ranks);
+              else if (tree == "chain") t = chain_tree(ranks);
+              else if (tree.rfind("kary:", 0) == 0) t = kary_tree(ranks, k_of(tree));
+              else if (tree.rfind("knomial:", 0) == 0) t = knomial_tree(ranks, k_of(tree));
+              else throw InputError(cat("unknown tree '", tree, "' (binomial, star, chain, kary:K, knomial:K)"));
+              r = banikazemi_bcast(mm, t, root, bytes);
+            } else {
+              throw InputError(cat("Banikazemi's models cover bcast, scatter and gather, not '", op, "'"));
+            }
+          }
+          return std::make_pair(r.time, r.per_rank);
+        },
+        "op"_a, "model"_a, "ranks"_a, "root"_a, "bytes"_a, "tree"_a = "binomial",
+        "Banikazemi et al. eqs. 6-12: (completion time, per-rank times) of bcast over a tree, scatter over a "
+        "sequential tree, gather over a reverse sequential tree");
   m.def("model_spec_help", &model_spec_help);
 
   nb::class_<Collective>(m, "Collective")

@@ -185,9 +185,9 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       registry_index.push_back(size_t(a - registry().data()));
     }
   }
-  // Simulate, best estimate first, skipping (unless explaining) settings
-  // whose estimate is 1.5× the best time known so far or more: they are not
-  // going to win. Candidates without an estimate go first (only the
+  // Simulate, best estimate first, skipping (unless explaining; on Hockney
+  // models only) settings whose estimate is 1.5× the best time known so far
+  // or more: they are not going to win. Candidates without an estimate go first (only the
   // simulator can price them). The budget bounds the ops generated and
   // simulated; past it a candidate is priced by its estimate.
   double best = INFINITY;
@@ -201,7 +201,10 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   std::vector<size_t> estimated;   // indices in res.candidates
   std::vector<const Algorithm*> too_large;  // algorithms with a setting too large for the budget
   for (auto& pnd : to_simulate) {
-    if (!opt.explain && std::isfinite(pnd.estimate) && pnd.estimate > 1.5 * best) continue;
+    // Only where the estimates are the model's own closed forms (a Hockney
+    // model): on others (per-node overheads that overlap, shared links) an
+    // α-β estimate can be far above what the simulator finds.
+    if (!opt.explain && closed && std::isfinite(pnd.estimate) && pnd.estimate > 1.5 * best) continue;
     const uint64_t left = budget - std::min(budget, res.simulated_ops);
     const size_t limit = size_t(std::min<uint64_t>(opt.op_limit, left));
     bool priced = false;

@@ -209,7 +209,12 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "smpi_harness"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--reprobe", action="store_true")
+    ap.add_argument("--build", default=str(BUILD), help="the SimGrid build (default build/smpi)")
+    ap.add_argument("--check", action="store_true",
+                    help="fail unless the predictions hold: median error <= 5 %%, 90th percentile <= 15 %%")
     a = ap.parse_args()
+    global BUILD
+    BUILD = pathlib.Path(a.build)
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     ops = a.ops.split(",")
@@ -232,6 +237,17 @@ def main():
     if wrong:
         print(f"harness: {len(wrong)} rows with WRONG hetcoll results", file=sys.stderr)
         sys.exit(1)
+    if a.check:
+        errs = sorted(abs(r["predicted_s"] - r["hetcoll_s"]) / r["hetcoll_s"] for r in rows
+                      if r["predicted_s"] > 0 and r["hetcoll_s"] > 0)
+        missing = [r for r in rows if not (r["predicted_s"] > 0) and r["algorithm"] not in ("", "native")]
+        med = statistics.median(errs) if errs else float("inf")
+        p90 = errs[min(len(errs) - 1, int(0.9 * len(errs)))] if errs else float("inf")
+        if missing or med > 0.05 or p90 > 0.15:
+            print(f"harness: predictions off: median {100 * med:.1f}% (<= 5), p90 {100 * p90:.1f}% (<= 15), "
+                  f"{len(missing)} rows without a prediction", file=sys.stderr)
+            sys.exit(1)
+        print(f"harness: predictions hold: median {100 * med:.1f}%, p90 {100 * p90:.1f}%")
 
 
 if __name__ == "__main__":

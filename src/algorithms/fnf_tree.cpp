@@ -1,0 +1,122 @@
+// fnf_tree — broadcast and reduce over a tree grown greedily on the
+// machine's per-node and per-pair costs: fastest node first, each to the
+// sender that gets the data to it earliest.
+//
+// Nodes are taken fastest first (a node's own send and receive costs for a
+// message of this size: Banikazemi's S(i) + R(i)); each goes to the
+// informed node whose send would complete at it earliest — the sender's
+// port free time plus send + arrival + receive for that pair (eqs. 1-4),
+// among the 32 senders whose ports free first. The sender's port is then
+// busy one send longer and the node can send once it has the data. On a
+// postal or Hockney model all nodes are alike and the tree is the greedy
+// λ-tree (Bruck §2.3); on a heterogeneous one fast nodes get the data early
+// and do most of the forwarding (Banikazemi §4: "choosing trees").
+// Reduce: the same greedy backwards in time, on messages towards the root:
+// a parent's receive port and CPU (receive + combine) are what children
+// queue for.
+// Steps: depends on the machine; n-1 messages of m bytes.
+// Constraints: any n, any root.
+// Source: Banikazemi et al. 1999 §4; Banikazemi, Moorthy & Panda, ICPP 1998
+// (Fastest Node First); Bhat, Raghavendra & Prasanna 1999 (earliest
+// completing edge first).
+#include <algorithm>
+#include <cmath>
+#include <queue>
+
+#include "algorithms/all.hpp"
+#include "algorithms/common.hpp"
+#include "algorithms/primitives.hpp"
+
+namespace hetcoll {
+namespace {
+
+constexpr size_t kSendersTried = 32;
+
+// Nodes are relative ranks (node v is rank (v + root) mod n). toward_root:
+// price messages from child to parent (reduce) instead.
+Tree fnf(const MachineModel& m, int n, int root, uint64_t bytes, bool toward_root) {
+  auto rank = [&](int v) { return (v + root) % n; };
+  auto cost = [&](int parent, int child) {
+    return toward_root ? m.message(rank(child), rank(parent), bytes) : m.message(rank(parent), rank(child), bytes);
+  };
+  // Broadcast: the parent's send port is busy `send` per child, the child
+  // has the data arrive + recv after the send starts. Reduce, read backwards
+  // in time: the parent's receive port (and CPU) is busy recv + combine per
+  // child, and the child's subtree must be done arrive + recv + combine
+  // before the parent finishes with it.
+  auto busy = [&](int parent, int child) {
+    const MessageCost c = cost(parent, child);
+    return toward_root ? c.recv + m.reduce_time(rank(parent), bytes) : c.send;
+  };
+  auto reach = [&](int parent, int child) {
+    const MessageCost c = cost(parent, child);
+    return c.arrive + c.recv + (toward_root ? m.reduce_time(rank(parent), bytes) : 0.0);
+  };
+  // Fastest first: a node's own overheads for a message to and from the root.
+  std::vector<int> order;
+  std::vector<double> speed(static_cast<size_t>(n), 0);
+  for (int v = 1; v < n; ++v) {
+    const MessageCost out = cost(v, 0), in = cost(0, v);
+    speed[size_t(v)] = out.send + in.recv;
+    order.push_back(v);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return speed[size_t(a)] < speed[size_t(b)]; });
+  // Informed senders by the time their port is free.
+  using Item = std::pair<double, int>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> free_at;
+  free_at.push({0.0, 0});
+  std::vector<std::pair<int32_t, int32_t>> edges;
+  std::vector<Item> tried;
+  for (int v : order) {
+    tried.clear();
+    double best = INFINITY;
+    size_t pick = 0;
+    while (!free_at.empty() && tried.size() < kSendersTried) {
+      tried.push_back(free_at.top());
+      free_at.pop();
+      const Item& s = tried.back();
+      const double done = s.first + reach(s.second, v);
+      if (done < best) best = done, pick = tried.size() - 1;
+    }
+    const int s = tried[pick].second;
+    edges.push_back({s, v});
+    for (size_t i = 0; i < tried.size(); ++i)
+      free_at.push(i == pick ? Item{tried[i].first + busy(s, v), s} : tried[i]);
+    free_at.push({best, v});
+  }
+  return Tree::from_edges(n, edges);
+}
+
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const uint64_t m = vector_bytes(c);
+  if (c.op == CollOp::bcast) {
+    Builder b = make_builder(ctx, "fnf_tree", false);
+    tree_bcast(b, Group::all(c.nranks), fnf(ctx.model, c.nranks, c.root, m, false), c.root, {Buf::out, 0, m});
+    return b.finish();
+  }
+  Builder b = make_builder(ctx, "fnf_tree");
+  reduce_along_tree(b, fnf(ctx.model, c.nranks, c.root, m, true), c.root, m, false);
+  return b.finish();
+}
+
+// Worth a look where nodes differ (a model of particular ranks).
+bool distinct(const Collective&, const MachineModel& m) { return m.ranks() > 0; }
+
+}  // namespace
+
+Algorithm fnf_tree_algorithm() {
+  Algorithm a;
+  a.name = "fnf_tree";
+  a.ops = {CollOp::bcast, CollOp::reduce};
+  a.description = "greedy tree on per-node and per-pair costs: fastest node first, from the earliest-completing sender";
+  a.steps = "machine-dependent";
+  a.bytes = "m per message, p-1 messages";
+  a.cost = "the greedy's completion time (eqs. 6-7 on the tree it builds)";
+  a.source = "Banikazemi et al. 1999 §4; FNF (ICPP 1998); ECEF (Bhat et al. 1999)";
+  a.generate = generate;
+  a.distinct = distinct;
+  return a;
+}
+
+}  // namespace hetcoll
