@@ -95,6 +95,7 @@ class Sim {
           throw InputError(cat("the topology places ", topo_->ranks(), " ranks but the schedule needs ", need));
       }
       flow_of_.assign(N_, -1);
+      inject_free_.assign(p_, 0.0);
       link_flows_.assign(topo_->links.size(), {});
       link_mark_.assign(topo_->links.size(), 0);
     }
@@ -430,13 +431,19 @@ class Sim {
           f.mark = 0;
           f.eager = o.len <= eager_;
           flow_of_[g] = int64_t(id);
-          start_[g] = t;
-          end_[g] = -1;
+          // The overheads are the sender's CPU: one send's after another's,
+          // even with several in flight (their bytes overlap, not their
+          // overheads).
           const double overhead = c.send - c.wire;
-          push_kind(t + overhead, g, kFlowStart);
+          const double t0 = std::max(t, inject_free_[r]);
+          inject_free_[r] = t0 + overhead;
+          start_[g] = t0;
+          end_[g] = -1;
+          push_kind(t0 + overhead, g, kFlowStart);
           if (f.eager) {  // done once the overheads are paid
-            busy = overhead;
-            break;
+            end_[g] = t0 + overhead;
+            push(t0 + overhead, g, false);
+            return;
           }
           return;
         }
@@ -511,6 +518,7 @@ class Sim {
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_flows_;
   std::vector<int64_t> flow_of_;  // per op: its flow (sends on a topology)
+  std::vector<double> inject_free_;  // per rank: when its CPU can pay the next send's overheads
   std::vector<std::vector<uint32_t>> link_flows_;  // active flows per link
   std::vector<uint32_t> link_mark_, link_count_;
   std::vector<double> link_left_;

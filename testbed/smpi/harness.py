@@ -202,6 +202,7 @@ def summary(rows):
 
 
 def main():
+    global BUILD
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--platforms", default=",".join(PLATFORMS))
     ap.add_argument("--ops", default=",".join(OPS))
@@ -213,7 +214,6 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="fail unless the predictions hold: median error <= 5 %%, 90th percentile <= 15 %%")
     a = ap.parse_args()
-    global BUILD
     BUILD = pathlib.Path(a.build)
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
