@@ -20,6 +20,10 @@
 //   barrier    binomial fan-in inside hosts and subnets → dissemination
 //              among subnet leaders → fan-out
 //
+// direct=1 (barrier, allgather): inside each subnet first, then every rank
+// hears from its counterpart in the other subnets (rank j of subnet t from
+// rank j mod |s| of subnet s): one crossing, no fan-out — for latency-bound
+// sizes.
 // slices=1 (allreduce): reduce-scatter inside each subnet, the k-th hosts
 // of all subnets allreduce slice k (K allreduces across the uplinks at
 // once), allgather inside — the "allreduce of slices".
@@ -490,7 +494,121 @@ Schedule barrier(const GenContext& ctx) {
   return b.finish();
 }
 
+// Every subnet's ranks (host by host, leaders first), subnets in top order.
+std::vector<std::vector<int>> subnet_members(const Levels& L) {
+  std::map<int, const std::vector<int>*> host_of_leader;
+  for (auto& g : L.hosts) host_of_leader[g[0]] = &g;
+  std::vector<std::vector<int>> members;
+  for (auto& g : L.subnets) {
+    members.emplace_back();
+    for (int h : g) members.back().insert(members.back().end(), host_of_leader[h]->begin(), host_of_leader[h]->end());
+  }
+  return members;
+}
+
+// Barrier, direct: a dissemination barrier inside every subnet, then one
+// among the subnets in which every rank takes part — in round d, rank j of
+// subnet t hears from rank j mod |s| of subnet s = t - d — so that no
+// fan-out is needed: the slow links are crossed ⌈log2 S⌉ times in all.
+Schedule barrier_direct(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, "hierarchical[direct=1]", false);
+  const std::vector<std::vector<int>> M = subnet_members(levels_of(ctx.model, c.nranks, 0));
+  std::vector<std::vector<uint32_t>> wait(static_cast<size_t>(c.nranks));
+  auto send = [&](int r, int to) {
+    if (!b.wants(r)) return;
+    Op o;
+    o.kind = OpKind::send;
+    o.peer = to;
+    o.buf = Buf::tmp;
+    wait[size_t(r)] = {b.add(r, o, wait[size_t(r)].data(), wait[size_t(r)].size())};
+  };
+  auto recv = [&](int r, int from) {
+    if (!b.wants(r)) return;
+    Op o;
+    o.kind = OpKind::recv;
+    o.peer = from;
+    o.buf = Buf::tmp;
+    wait[size_t(r)].push_back(b.add(r, o, nullptr, 0));
+  };
+  for (auto& g : M) {
+    const int n = int(g.size());
+    for (int d = 1; d < n; d *= 2) {
+      for (int k = 0; k < n; ++k) send(g[size_t(k)], g[size_t((k + d) % n)]);
+      for (int k = 0; k < n; ++k) recv(g[size_t(k)], g[size_t((k - d % n + n) % n)]);
+    }
+  }
+  const int S = int(M.size());
+  for (int d = 1; d < S; d *= 2) {
+    for (int src = 0; src < S; ++src) {
+      const auto& from = M[size_t(src)];
+      const auto& to = M[size_t((src + d) % S)];
+      for (size_t k = 0; k < from.size(); ++k)
+        for (size_t j = k; j < to.size(); j += from.size()) send(from[k], to[j]);
+    }
+    for (int t = 0; t < S; ++t) {
+      const auto& from = M[size_t((t - d % S + S) % S)];
+      const auto& to = M[size_t(t)];
+      for (size_t j = 0; j < to.size(); ++j) recv(to[j], from[j % from.size()]);
+    }
+  }
+  return b.finish();
+}
+
+// Allgather, direct: an allgather inside every subnet, then every rank
+// takes the other subnets' blocks from its counterpart there (rank j of
+// subnet t from rank j mod |s| of subnet s) and puts all in rank order. One
+// crossing of the slow links, but every rank's: for small blocks.
+Schedule allgather_direct(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, "hierarchical[direct=1]");
+  const std::vector<std::vector<int>> M = subnet_members(levels_of(ctx.model, c.nranks, 0));
+  const uint64_t blk = c.count * c.elem_size;
+  const int S = int(M.size());
+  // have[r][s]: where rank r holds subnet s's blocks (in member order).
+  std::vector<std::vector<Slice>> have(static_cast<size_t>(c.nranks), std::vector<Slice>(size_t(S)));
+  for (int s = 0; s < S; ++s) {
+    const auto& g = M[size_t(s)];
+    const uint64_t len = g.size() * blk;
+    for (int r : g) have[size_t(r)][size_t(s)] = {Buf::tmp, b.alloc_tmp(r, len), len};
+    if (g.size() == 1) {
+      if (b.wants(g[0])) b.copy(g[0], have[size_t(g[0])][size_t(s)], {Buf::in, 0, blk});
+      continue;
+    }
+    run_phase(b, ctx, g, sub_call(CollOp::allgather, int(g.size()), c.count, c), [&](int k, const Slice& sl) {
+      if (sl.buf == Buf::in) return sl;
+      return have[size_t(g[size_t(k)])][size_t(s)].sub(sl.off, sl.len);
+    });
+  }
+  for (int t = 0; t < S; ++t)
+    for (int s = 0; s < S; ++s) {
+      if (s == t) continue;
+      const auto& from = M[size_t(s)];
+      const auto& to = M[size_t(t)];
+      const uint64_t len = from.size() * blk;
+      for (size_t j = 0; j < to.size(); ++j) {
+        const int dst = to[j], src = from[j % from.size()];
+        have[size_t(dst)][size_t(s)] = {Buf::tmp, b.alloc_tmp(dst, len), len};
+        if (b.wants(src)) b.send(src, dst, have[size_t(src)][size_t(s)]);
+        if (b.wants(dst)) b.recv(dst, src, have[size_t(dst)][size_t(s)]);
+      }
+    }
+  for (int r = 0; r < c.nranks; ++r) {
+    if (!b.wants(r)) continue;
+    for (int s = 0; s < S; ++s)
+      for (size_t i = 0; i < M[size_t(s)].size(); ++i) {
+        const int owner = M[size_t(s)][i];
+        const Slice dst{Buf::out, uint64_t(owner) * blk, blk};
+        b.copy(r, dst, owner == r ? Slice{Buf::in, 0, blk} : have[size_t(r)][size_t(s)].sub(i * blk, blk));
+      }
+  }
+  return b.finish();
+}
+
 Schedule generate(const GenContext& ctx) {
+  const bool direct = param_int(ctx, "direct", 0) != 0;
+  if (direct && ctx.coll.op == CollOp::barrier) return barrier_direct(ctx);
+  if (direct && ctx.coll.op == CollOp::allgather) return allgather_direct(ctx);
   switch (ctx.coll.op) {
     case CollOp::bcast: return bcast(ctx);
     case CollOp::reduce: return reduce(ctx);
@@ -519,6 +637,12 @@ std::vector<std::string> variants(const Collective& c, const MachineModel&) {
   return v;
 }
 
+// Which settings the planner tries.
+std::vector<std::string> all_variants(const Collective& c, const MachineModel& m) {
+  if (c.op == CollOp::barrier || c.op == CollOp::allgather) return {"hierarchical", "hierarchical[direct=1]"};
+  return variants(c, m);
+}
+
 }  // namespace
 
 Algorithm hierarchical_algorithm() {
@@ -535,10 +659,12 @@ Algorithm hierarchical_algorithm() {
   a.params = {{"pieces", ParamKind::integer, 1, 64, false,
                 "bcast, reduce, allreduce: the vector in this many pieces, each through all phases (pipelined)"},
               {"slices", ParamKind::integer, 0, 1, false,
-               "allreduce: 1 = reduce-scatter inside subnets, allreduce of each slice across them, allgather back"}};
+               "allreduce: 1 = reduce-scatter inside subnets, allreduce of each slice across them, allgather back"},
+              {"direct", ParamKind::integer, 0, 1, false,
+               "barrier, allgather: 1 = every rank crosses to its counterpart in the other subnets (no fan-out)"}};
   a.generate = generate;
   a.distinct = distinct;
-  a.variants = variants;
+  a.variants = all_variants;
   return a;
 }
 

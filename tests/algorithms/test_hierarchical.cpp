@@ -38,7 +38,8 @@ TEST(Hierarchical, ValidOnEveryLayout) {
           for (uint64_t count : {0u, 1u, 7u, 4096u, 100000u}) {
             Collective c = Collective::make(op, p, op == CollOp::barrier ? 0 : count, root, 1);
             if (op == CollOp::allreduce) c = Collective::make(op, p, count, root, 8);
-            for (const char* algo : {"hierarchical", "hierarchical[pieces=3]", "hierarchical[slices=1]"}) {
+            for (const char* algo : {"hierarchical", "hierarchical[pieces=3]", "hierarchical[slices=1]",
+                                     "hierarchical[direct=1]"}) {
               Schedule s = generate(algo, c, *g);
               ValidationReport rep = validate(s);
               ASSERT_TRUE(rep.ok) << spec << " " << algo << " " << c.describe() << ": " << rep.summary();
