@@ -17,6 +17,9 @@
 //   reduce_scatter_block  vectors laid out subnet by subnet → host and
 //              subnet reduces → reduce-scatter among subnet leaders (each
 //              gets its subnet's blocks) → scatters inside subnets and hosts
+//   alltoall   gathers at subnet leaders → one message per pair of subnets
+//              → scatters (every block still crosses once; S(S-1) messages
+//              cross instead of p(p-1))
 //   barrier    binomial fan-in inside hosts and subnets → dissemination
 //              among subnet leaders → fan-out
 //
@@ -39,7 +42,8 @@
 // the planner skips it. Reductions combine in the hierarchy's order (any
 // order is allowed for MPI's predefined operations; hetcoll declines user
 // operations). In-place calls run in place (the builder orders the
-// accesses to the shared bytes; tests/algorithms/test_in_place.cpp).
+// accesses to the shared bytes; tests/algorithms/test_in_place.cpp), but
+// alltoall, whose input is copied aside.
 // Source: ECO (Lowekamp & Beguelin 1996) §4-5 (operations across subnets,
 // rooted at the originator's subnet, then inside); Banikazemi et al. 1999
 // §4 (trees that follow node and network speeds); the host level as in
@@ -605,6 +609,77 @@ Schedule allgather_direct(const GenContext& ctx) {
   return b.finish();
 }
 
+// Alltoall through subnet leaders: each subnet's ranks gather their whole
+// send buffers at the leader, leaders exchange one message per pair of
+// subnets (the blocks from one subnet's ranks to the other's), and each
+// leader scatters to its ranks their blocks in source-rank order. Every
+// block crosses the slow links once, as in any alltoall, but in S(S-1)
+// messages instead of p(p-1): for latency-bound sizes.
+Schedule alltoall_leaders(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, "hierarchical");
+  const std::vector<std::vector<int>> M = subnet_members(levels_of(ctx.model, c.nranks, 0));
+  const int p = c.nranks, S = int(M.size());
+  const uint64_t blk = c.count * c.elem_size, row = uint64_t(p) * blk;
+  // G[s]: at leader s, member i's send buffer at i * row.
+  std::vector<Slice> G(static_cast<size_t>(S));
+  for (int s = 0; s < S; ++s) {
+    const auto& g = M[size_t(s)];
+    const int lead = g[0];
+    if (g.size() == 1) {
+      G[size_t(s)] = {Buf::in, 0, row};
+      continue;
+    }
+    G[size_t(s)] = {Buf::tmp, b.alloc_tmp(lead, g.size() * row), g.size() * row};
+    run_phase(b, ctx, g, sub_call(CollOp::gather, int(g.size()), uint64_t(p) * c.count, c), [&](int, const Slice& sl) {
+      return sl.buf == Buf::in ? sl : G[size_t(s)].sub(sl.off, sl.len);
+    });
+  }
+  // P[t]: at leader t, member j's receive buffer (blocks in source-rank
+  // order) at j * row.
+  std::vector<Slice> P(static_cast<size_t>(S));
+  for (int t = 0; t < S; ++t) {
+    const auto& g = M[size_t(t)];
+    P[size_t(t)] = g.size() == 1 ? Slice{Buf::out, 0, row}
+                                 : Slice{Buf::tmp, b.alloc_tmp(g[0], g.size() * row), g.size() * row};
+  }
+  for (int s = 0; s < S; ++s)
+    for (int t = 0; t < S; ++t) {
+      const auto& from = M[size_t(s)];
+      const auto& to = M[size_t(t)];
+      const int ls = from[0], lt = to[0];
+      // Blocks (i in s, j in t), i major.
+      const uint64_t len = from.size() * to.size() * blk;
+      Slice sent = G[size_t(s)], got = G[size_t(s)];
+      if (s != t) {
+        sent = {Buf::tmp, b.alloc_tmp(ls, len), len};
+        got = {Buf::tmp, b.alloc_tmp(lt, len), len};
+        if (b.wants(ls))
+          for (size_t i = 0; i < from.size(); ++i)
+            for (size_t j = 0; j < to.size(); ++j)
+              b.copy(ls, sent.sub((i * to.size() + j) * blk, blk),
+                     G[size_t(s)].sub(i * row + uint64_t(to[j]) * blk, blk));
+        if (b.wants(ls)) b.send(ls, lt, sent);
+        if (b.wants(lt)) b.recv(lt, ls, got);
+      }
+      if (!b.wants(lt)) continue;
+      for (size_t i = 0; i < from.size(); ++i)
+        for (size_t j = 0; j < to.size(); ++j) {
+          const Slice src = s == t ? G[size_t(s)].sub(i * row + uint64_t(to[j]) * blk, blk)
+                                   : got.sub((i * to.size() + j) * blk, blk);
+          b.copy(lt, P[size_t(t)].sub(j * row + uint64_t(from[i]) * blk, blk), src);
+        }
+    }
+  for (int t = 0; t < S; ++t) {
+    const auto& g = M[size_t(t)];
+    if (g.size() == 1) continue;
+    run_phase(b, ctx, g, sub_call(CollOp::scatter, int(g.size()), uint64_t(p) * c.count, c), [&](int, const Slice& sl) {
+      return sl.buf == Buf::in ? P[size_t(t)].sub(sl.off, sl.len) : sl;
+    });
+  }
+  return b.finish();
+}
+
 Schedule generate(const GenContext& ctx) {
   const bool direct = param_int(ctx, "direct", 0) != 0;
   if (direct && ctx.coll.op == CollOp::barrier) return barrier_direct(ctx);
@@ -615,6 +690,7 @@ Schedule generate(const GenContext& ctx) {
     case CollOp::allreduce: return param_int(ctx, "slices", 0) ? allreduce_slices(ctx) : allreduce(ctx);
     case CollOp::allgather: return allgather(ctx);
     case CollOp::reduce_scatter_block: return reduce_scatter_block(ctx);
+    case CollOp::alltoall: return alltoall_leaders(ctx);
     case CollOp::barrier: return barrier(ctx);
     default: throw InputError(cat("hierarchical does not implement ", coll_op_name(ctx.coll.op)));
   }
@@ -649,13 +725,14 @@ Algorithm hierarchical_algorithm() {
   Algorithm a;
   a.name = "hierarchical";
   a.ops = {CollOp::bcast, CollOp::reduce, CollOp::allreduce, CollOp::allgather, CollOp::reduce_scatter_block,
-           CollOp::barrier};
+           CollOp::alltoall, CollOp::barrier};
   a.description = "phases inside hosts, inside subnets and among subnets, each phase's algorithm chosen by the model";
   a.steps = "the sum of the phases' steps";
   a.bytes = "across subnets: one vector per subnet (allgather: the subnet's blocks)";
   a.cost = "the phases' costs; the top phase crosses the slow links once";
   a.source = "ECO §4-5; Banikazemi et al. §4; SMP-aware collectives";
   a.composite = true;
+  a.copy_in_place = {CollOp::alltoall};
   a.params = {{"pieces", ParamKind::integer, 1, 64, false,
                 "bcast, reduce, allreduce: the vector in this many pieces, each through all phases (pipelined)"},
               {"slices", ParamKind::integer, 0, 1, false,
