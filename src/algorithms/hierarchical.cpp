@@ -335,20 +335,6 @@ Schedule allgather(const GenContext& ctx) {
   return b.finish();
 }
 
-// The ranks in level order: the top's subnets in turn, each subnet's hosts
-// in turn, each host's ranks (leaders first) — blocks laid out this way are
-// contiguous per subnet and per host.
-std::vector<int> level_order(const Levels& L) {
-  std::map<int, const std::vector<int>*> host_of_leader, subnet_of_leader;
-  for (auto& g : L.hosts) host_of_leader[g[0]] = &g;
-  for (auto& g : L.subnets) subnet_of_leader[g[0]] = &g;
-  std::vector<int> order;
-  for (int s : L.top)
-    for (int h : *subnet_of_leader[s])
-      for (int r : *host_of_leader[h]) order.push_back(r);
-  return order;
-}
-
 // Reduce-scatter (equal blocks): every rank lays its vector out in level
 // order; combine up to the subnet leaders (host reduces, subnet reduces),
 // a reduce-scatter among the subnet leaders hands each its subnet's blocks,

@@ -50,6 +50,40 @@ Levels levels_of(const MachineModel& m, int n, int root) {
   return L;
 }
 
+std::vector<int> level_order(const Levels& L) {
+  std::map<int, const std::vector<int>*> host_of_leader, subnet_of_leader;
+  for (auto& g : L.hosts) host_of_leader[g[0]] = &g;
+  for (auto& g : L.subnets) subnet_of_leader[g[0]] = &g;
+  std::vector<int> order;
+  for (int s : L.top)
+    for (int h : *subnet_of_leader[s])
+      for (int r : *host_of_leader[h]) order.push_back(r);
+  return order;
+}
+
+Schedule in_level_order(const GenContext& ctx, Generator gen) {
+  const Collective& c = ctx.coll;
+  const int root = has_root(c.op) ? c.root : 0;
+  const std::vector<int> order = level_order(levels_of(ctx.model, c.nranks, root));
+  ModelPtr gm = map_model(ModelPtr(ModelPtr(), &ctx.model), order);
+  Collective sub = c;
+  sub.root = 0;  // the root leads: first in level order
+  Params params = ctx.params;
+  params.erase("levels");
+  int only = -1;
+  if (ctx.only_rank >= 0) only = int(std::find(order.begin(), order.end(), ctx.only_rank) - order.begin());
+  const GenContext sctx{sub, *gm, params, only, ctx.op_limit};
+  Schedule s = gen(sctx);
+  std::string name = s.algorithm;  // "hybrid_bcast[mesh=…]": add levels=1 in key order
+  const size_t open = name.find('[');
+  name = open == std::string::npos ? name + "[levels=1]" : name.substr(0, open + 1) + "levels=1," + name.substr(open + 1);
+  Builder b(c, name);
+  b.only_rank(ctx.only_rank);
+  b.limit(ctx.op_limit);
+  b.append(s, order);
+  return b.finish();
+}
+
 namespace {
 
 std::string call_key(const Collective& c, const MachineModel& gm) {

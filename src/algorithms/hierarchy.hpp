@@ -31,6 +31,17 @@ struct Levels {
 // From the model's topology (no topology: every rank its own host, one subnet).
 Levels levels_of(const MachineModel& m, int nranks, int root);
 
+// The ranks in level order: the top's subnets in turn, each subnet's hosts
+// in turn, each host's ranks (leaders first). Blocks laid out this way are
+// contiguous per subnet and per host; the root comes first.
+std::vector<int> level_order(const Levels& L);
+
+// `gen`'s schedule for the call with the ranks renumbered in level order
+// (rank k of the generated schedule is level_order[k]), for vector
+// collectives whose buffers are alike on every rank (bcast, allreduce): the
+// params' levels=1, which this removes, named in the schedule.
+Schedule in_level_order(const GenContext& ctx, Generator gen);
+
 // The fastest algorithm (a spec) for `sub` among the registry's
 // non-composite ones, simulated on `gm` (the group's model). Deterministic:
 // ties go to registry order. Cached per (call, model).

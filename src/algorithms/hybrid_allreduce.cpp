@@ -13,12 +13,14 @@
 #include "algorithms/all.hpp"
 #include "algorithms/broadcast_trees.hpp"
 #include "algorithms/common.hpp"
+#include "algorithms/hierarchy.hpp"
 #include "algorithms/hybrid_mesh.hpp"
 #include "algorithms/primitives.hpp"
 
 namespace hetcoll {
 namespace {
 Schedule generate(const GenContext& ctx) {
+  if (param_int(ctx, "levels", 0)) return in_level_order(ctx, generate);
   const Collective& c = ctx.coll;
   const int p = c.nranks;
   const uint32_t e = c.elem_size;
@@ -76,7 +78,9 @@ Algorithm hybrid_allreduce_algorithm() {
   a.bytes = "2(di-1)/di of the piece per S/C dimension";
   a.cost = "sum_i 2(di-1) alpha + 2(di-1)/di n_i beta + (di-1)/di n_i gamma [+ ceil(log2 dk)(2 alpha + 2 n_k beta + n_k gamma)]";
   a.source = "InterCom §6, Fig. 3";
-  a.params = {{"mesh", ParamKind::mesh, 0, 0, false, "logical mesh d1x..xdk (product = p) and the strategy letters per dimension"}};
+  a.params = {{"mesh", ParamKind::mesh, 0, 0, false, "logical mesh d1x..xdk (product = p) and the strategy letters per dimension"},
+              {"levels", ParamKind::integer, 0, 1, false,
+               "1: ranks numbered subnet by subnet, host by host, so that the mesh's last dimensions lie inside subnets"}};
   a.generate = generate;
   a.closed_form = closed;
   a.estimate = hybrid_estimate_hook<CollOp::allreduce>;

@@ -14,12 +14,14 @@
 #include "algorithms/all.hpp"
 #include "algorithms/broadcast_trees.hpp"
 #include "algorithms/common.hpp"
+#include "algorithms/hierarchy.hpp"
 #include "algorithms/hybrid_mesh.hpp"
 #include "algorithms/primitives.hpp"
 
 namespace hetcoll {
 namespace {
 Schedule generate(const GenContext& ctx) {
+  if (param_int(ctx, "levels", 0)) return in_level_order(ctx, generate);
   const Collective& c = ctx.coll;
   const int p = c.nranks, root = c.root;
   const uint32_t e = c.elem_size;
@@ -68,7 +70,9 @@ Algorithm hybrid_bcast_algorithm() {
   a.bytes = "2(di-1)/di of the piece per S/C dimension, the piece per M step";
   a.cost = "sum_i (ceil(log2 di) + di - 1) alpha + 2 (di-1)/di n_i beta [+ ceil(log2 dk)(alpha + n_k beta)]";
   a.source = "InterCom §6, Table 2, Fig. 3";
-  a.params = {{"mesh", ParamKind::mesh, 0, 0, false, "logical mesh d1x..xdk (product = p) and the strategy letters per dimension"}};
+  a.params = {{"mesh", ParamKind::mesh, 0, 0, false, "logical mesh d1x..xdk (product = p) and the strategy letters per dimension"},
+              {"levels", ParamKind::integer, 0, 1, false,
+               "1: ranks numbered subnet by subnet, host by host, so that the mesh's last dimensions lie inside subnets"}};
   a.generate = generate;
   a.closed_form = closed;
   a.estimate = hybrid_estimate_hook<CollOp::bcast>;

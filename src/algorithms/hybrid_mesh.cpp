@@ -207,6 +207,14 @@ Piece mesh_piece(const Mesh& mesh, int r, int level, uint64_t count) {
   return pc;
 }
 
+bool has_subnets(const MachineModel& m, int n) {
+  TopologyPtr t = m.topology();
+  if (!t || t->ranks() < n) return false;
+  for (int r = 1; r < n; ++r)
+    if (t->subnet_of(r) != t->subnet_of(0)) return true;
+  return false;
+}
+
 Mesh hybrid_mesh_for(const GenContext& ctx, const char* algo) {
   auto it = ctx.params.find("mesh");
   if (it != ctx.params.end()) {

@@ -80,10 +80,18 @@ std::optional<Terms> hybrid_estimate_hook(const GenContext& ctx, const HockneyPa
   return hybrid_estimate(Op, hybrid_mesh_for(ctx, name.c_str()), ctx.coll.count, ctx.coll.elem_size);
 }
 
+// On a machine with subnets, bcast and allreduce also try each mesh on the
+// ranks numbered subnet by subnet (levels=1: the logical mesh follows the
+// subnets), right after the same mesh in rank order.
+bool has_subnets(const MachineModel& m, int n);
 template <CollOp Op>
-std::vector<std::string> hybrid_variants_hook(const Collective& c, const MachineModel&) {
+std::vector<std::string> hybrid_variants_hook(const Collective& c, const MachineModel& model) {
   std::vector<std::string> v;
-  for (auto& m : hybrid_meshes(Op, c.nranks)) v.push_back(std::string("hybrid_") + coll_op_name(Op) + "[mesh=" + m.str() + "]");
+  const bool levels = (Op == CollOp::bcast || Op == CollOp::allreduce) && has_subnets(model, c.nranks);
+  for (auto& m : hybrid_meshes(Op, c.nranks)) {
+    v.push_back(std::string("hybrid_") + coll_op_name(Op) + "[mesh=" + m.str() + "]");
+    if (levels) v.push_back(std::string("hybrid_") + coll_op_name(Op) + "[levels=1,mesh=" + m.str() + "]");
+  }
   return v;
 }
 

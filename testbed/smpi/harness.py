@@ -115,8 +115,8 @@ def lower_bound(platform, op, size, np):
         frac = k / np
         if op == "bcast":  # every subnet without the root takes the vector in
             b = size if s > 0 else 0
-        elif op == "allreduce":  # out: its share of the partial sums; in: the rest of the result
-            b = 2 * (1 - 1 / len(sizes)) * size if shared else (1 - 1 / len(sizes)) * size
+        elif op == "allreduce":  # 2(S-1)/S·m out and as much in (Patarasuk & Yuan), one link both ways
+            b = (4 if shared else 2) * (1 - 1 / len(sizes)) * size
         else:  # allgather: its blocks out, the others' in
             b = size if shared else size * max(frac, 1 - frac)
         worst = max(worst, b)
@@ -201,6 +201,45 @@ def summary(rows):
     return "\n".join(out)
 
 
+def plot(rows, out_png_prefix):
+    """Two figures: hetcoll / best built-in per row, and predicted vs simulated."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plats = list(dict.fromkeys(r["platform"] for r in rows))
+    fig, axes = plt.subplots(len(plats), 1, figsize=(9, 2.3 * len(plats)), squeeze=False)
+    for ax, plat in zip(axes[:, 0], plats):
+        rs = [r for r in rows if r["platform"] == plat]
+        labels = [f"{r['op'][:9]} {r['bytes'] if r['bytes'] < 1024 else str(r['bytes'] // 1024) + 'k'}" for r in rs]
+        ratios = [r["best_builtin_s"] / r["hetcoll_s"] for r in rs]
+        colors = ["tab:green" if x >= 1.0 else ("tab:orange" if x >= 0.9 else "tab:red") for x in ratios]
+        ax.bar(range(len(rs)), ratios, color=colors)
+        ax.axhline(1.0, color="black", lw=0.8)
+        ax.set_xticks(range(len(rs)))
+        ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=6)
+        ax.set_ylabel("best built-in /\nhetcoll", fontsize=7)
+        ax.set_title(f"{plat} ({rs[0]['ranks']} ranks)", fontsize=8)
+        ax.set_ylim(0, max(2.0, max(ratios) * 1.05))
+    fig.tight_layout()
+    fig.savefig(f"{out_png_prefix}_ratios.png", dpi=110)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(4.8, 4.2))
+    for plat in plats:
+        rs = [r for r in rows if r["platform"] == plat and r["predicted_s"] > 0]
+        ax.scatter([r["hetcoll_s"] * 1e3 for r in rs], [r["predicted_s"] * 1e3 for r in rs], s=10, label=plat)
+    lo = min(r["hetcoll_s"] for r in rows if r["hetcoll_s"] > 0) * 1e3
+    hi = max(r["hetcoll_s"] for r in rows) * 1e3
+    ax.plot([lo, hi], [lo, hi], color="black", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("SimGrid (ms)")
+    ax.set_ylabel("hetcoll's prediction (ms)")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(f"{out_png_prefix}_prediction.png", dpi=110)
+    plt.close(fig)
+
+
 def main():
     global BUILD
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -211,6 +250,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--reprobe", action="store_true")
     ap.add_argument("--build", default=str(BUILD), help="the SimGrid build (default build/smpi)")
+    ap.add_argument("--plot", help="write PREFIX_ratios.png and PREFIX_prediction.png (matplotlib)")
+    ap.add_argument("--from-json", help="only tabulate and plot an earlier run's results.json")
     ap.add_argument("--check", action="store_true",
                     help="fail unless the predictions hold: median error <= 5 %%, 90th percentile <= 15 %%")
     a = ap.parse_args()
@@ -223,13 +264,18 @@ def main():
             ap.error(f"unknown op {op} (known: {', '.join(OPS)})")
     sizes = [int(s) for s in a.sizes.split(",")]
     rows = []
-    for plat in a.platforms.split(","):
-        if plat not in PLATFORMS:
-            ap.error(f"unknown platform {plat} (known: {', '.join(PLATFORMS)})")
-        np, _ = PLATFORMS[plat]
-        print(f"harness: {plat}, {np} ranks, {len(ops)} ops", flush=True)
-        rows += bench_platform(plat, np, ops, sizes, out, a.jobs, a.reprobe)
-    (out / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
+    if a.from_json:
+        rows = json.loads(pathlib.Path(a.from_json).read_text())
+    else:
+        for plat in a.platforms.split(","):
+            if plat not in PLATFORMS:
+                ap.error(f"unknown platform {plat} (known: {', '.join(PLATFORMS)})")
+            np, _ = PLATFORMS[plat]
+            print(f"harness: {plat}, {np} ranks, {len(ops)} ops", flush=True)
+            rows += bench_platform(plat, np, ops, sizes, out, a.jobs, a.reprobe)
+        (out / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
+    if a.plot:
+        plot(rows, a.plot)
     md = table(rows) + "\n" + summary(rows) + "\n"
     (out / "results.md").write_text(md)
     print(md)

@@ -116,3 +116,30 @@ TEST(Hierarchical, WinsAcrossSlowSharedUplinks) {
     }
   }
 }
+
+TEST(Hierarchical, HybridMeshesFollowTheSubnets) {
+  // levels=1: the same mesh on the ranks numbered subnet by subnet — valid
+  // for every mesh, root and size, offered only where there are subnets.
+  ModelPtr m = parse_model("cluster:subnets=3+3,ranks=2,layout=round");  // 12 ranks, interleaved
+  for (CollOp op : {CollOp::bcast, CollOp::allreduce}) {
+    const Algorithm& a = find_algorithm(std::string("hybrid_") + coll_op_name(op));
+    Collective probe = Collective::make(op, 12, 1000, 0, 8);
+    size_t levels = 0;
+    for (const std::string& spec : a.variants(probe, *m)) {
+      if (spec.find("levels=1") == std::string::npos) continue;
+      ++levels;
+      for (int root : {0, 5, 11})
+        for (uint64_t count : {1u, 7u, 1000u}) {
+          Collective c = Collective::make(op, 12, count, op == CollOp::bcast ? root : 0, 8);
+          Schedule s = generate(spec, c, *m);
+          ValidationReport rep = validate(s);
+          ASSERT_TRUE(rep.ok) << spec << " " << c.describe() << ": " << rep.summary();
+          EXPECT_EQ(s.algorithm, choose_algorithm(spec, op).spec());
+          Schedule own = generate(spec, c, *m, 7);
+          ASSERT_EQ(own.num_ops(7), s.num_ops(7)) << spec;
+        }
+    }
+    EXPECT_GT(levels, 3u);
+    EXPECT_EQ(a.variants(probe, *parse_model("hockney:alpha=1us,beta=1ns")).size() * 2, a.variants(probe, *m).size());
+  }
+}
