@@ -36,6 +36,7 @@ struct Flow {
   uint32_t mark = 0;       // component search
   bool active = false;
   bool eager = false;      // its send completed when the bytes started
+  bool parked = false;     // waiting for its receive to be posted (rendezvous)
 };
 
 class Sim {
@@ -228,6 +229,13 @@ class Sim {
   void flow_start(uint64_t g, double t) {
     Flow& f = flows_[size_t(flow_of_[g])];
     const Op& o = s_.op_at(g);
+    // Beyond the eager size a message moves once its receive is posted (a
+    // rendezvous; SimGrid matches before it transfers).
+    if (!f.eager && eager_ > 0 && !(flags_[partner_[g]] & kPosted)) {
+      f.parked = true;
+      return;
+    }
+    f.parked = false;
     f.nlinks = topo_->route(phys(rank_of_[g]), phys(uint32_t(o.peer)), f.links);
     f.last = t;
     if (f.nlinks == 0) {  // nothing shared: the message's own rate
@@ -372,16 +380,26 @@ class Sim {
   void flush(double t) {
     if (pending_.empty()) return;
     std::sort(pending_.begin(), pending_.end());
-    for (uint64_t g : pending_) {
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      const uint64_t g = pending_[i];
       if (flags_[g] & kOffered) continue;
       const Op& o = s_.op_at(g);
-      if (remaining_[g] == 0) flags_[g] |= kPosted;
+      if (remaining_[g] == 0 && !(flags_[g] & kPosted)) {
+        flags_[g] |= kPosted;
+        // A rendezvous message waiting for this receive moves now.
+        if (topo_ && o.kind == OpKind::recv) {
+          const uint64_t sg = partner_[g];
+          if (flow_of_[sg] >= 0 && flows_[size_t(flow_of_[sg])].parked && flows_[size_t(flow_of_[sg])].gid == sg)
+            flow_start(sg, t);
+        }
+      }
       if (!(flags_[g] & kPosted)) continue;
       if (o.kind == OpKind::recv && !(flags_[g] & kArrived)) continue;
       flags_[g] |= kOffered;
       offer(g, resource_of(o.kind), t);
     }
     pending_.clear();
+    if (!dirty_flows_.empty() || !dirty_links_.empty()) share(t);
   }
 
   // Start g on resource res now if it is idle and nobody waits, else queue.

@@ -22,8 +22,9 @@ namespace {
 // receive overhead. With a topology or without.
 class FlowModel : public MachineModel {
  public:
-  FlowModel(int n, double o, double cap, double L, double r, TopologyPtr t)
-      : n_(n), o_(o), cap_(cap), L_(L), r_(r), t_(std::move(t)) {}
+  FlowModel(int n, double o, double cap, double L, double r, TopologyPtr t, uint64_t eager = 0)
+      : n_(n), o_(o), cap_(cap), L_(L), r_(r), t_(std::move(t)), eager_(eager) {}
+  uint64_t eager_bytes() const override { return eager_; }
   std::string kind() const override { return "test"; }
   std::string spec() const override { return "test"; }
   std::string unit() const override { return "s"; }
@@ -41,6 +42,7 @@ class FlowModel : public MachineModel {
   int n_;
   double o_, cap_, L_, r_;
   TopologyPtr t_;
+  uint64_t eager_;
 };
 
 // One rank per host; hosts in the given subnets; every host an interface
@@ -211,4 +213,25 @@ TEST(Network, ManyFlowsStayFast) {
   EXPECT_GT(r.makespan, 0);
   EXPECT_LT(secs, 20.0);  // generous: a sanity bound, not a benchmark
   std::printf("4096-rank recursive doubling allgather with the network: %.3f s\n", secs);
+}
+
+TEST(Network, RendezvousWaitsForTheReceive) {
+  // Rank 1 receives 10 B from rank 2 (1 s of overheads first), then 1000 B
+  // from rank 0 into the same bytes, so that receive is posted at 1.01 s.
+  // Eager (up to 100 B) the small one; the large one moves only once its
+  // receive is posted: 1.01 + 1 s. Without a rendezvous it would have left
+  // at 1 s (after its overheads) and been through at 2 s.
+  auto build = [] {
+    Collective c = Collective::make(CollOp::alltoall, 3, 1000);
+    Builder b(c, "rendezvous");
+    b.send(2, 1, {Buf::in, 0, 10});
+    b.recv(1, 2, {Buf::out, 0, 10});
+    b.send(0, 1, {Buf::in, 0, 1000});
+    b.recv(1, 0, {Buf::out, 0, 1000});
+    return b.finish();
+  };
+  auto net = cluster({0, 0, 0}, 1e9, 0);
+  const Schedule s = build();
+  EXPECT_NEAR(simulate(s, FlowModel(3, 1.0, 1000, 0, 0, net, 100)).makespan, 2.01, 1e-9);
+  EXPECT_NEAR(simulate(s, FlowModel(3, 1.0, 1000, 0, 0, net, 0)).makespan, 2.0, 1e-9);
 }
