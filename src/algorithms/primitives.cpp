@@ -11,9 +11,16 @@ int node_of(int member, int root, int k) { return (member - root + k) % k; }
 int member_of(int node, int root, int k) { return (node + root) % k; }
 }  // namespace
 
-void tree_bcast(Builder& b, const Group& g, const Tree& t, int root, Slice data) {
+void tree_bcast(Builder& b, const Group& g, const Tree& t, int root, Slice data, bool serial) {
   const int k = g.size();
   if (data.len == 0) return;
+  // A node's children in turn, one send at a time (the tree's order is the
+  // point: the first child forwards while the node sends to the next).
+  struct Serial {
+    Builder& b;
+    Serial(Builder& x, bool on) : b(x) { b.serial_sends(on); }
+    ~Serial() { b.serial_sends(false); }
+  } one_at_a_time(b, serial);
   for (int m = 0; m < k; ++m) {
     if (!b.wants(g[m])) continue;
     int v = node_of(m, root, k);

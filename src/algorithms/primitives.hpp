@@ -16,7 +16,10 @@ using SliceOf = std::function<Slice(int member)>;
 // ---- trees over relative ranks: tree node v is member (v + root) mod size
 
 // The root's `data` reaches every member's `data` (same slice everywhere).
-void tree_bcast(Builder& b, const Group& g, const Tree& t, int root, Slice data);
+// serial: a node's sends to its children are one at a time (Op::serial),
+// whatever the model's send ports — the tree's order is kept on a network
+// whose links concurrent sends would share.
+void tree_bcast(Builder& b, const Group& g, const Tree& t, int root, Slice data, bool serial = true);
 
 // Combine along the reversed tree: work(m) holds member m's contribution;
 // afterwards the root's work(root) holds the combination of all. Children

@@ -14,7 +14,7 @@ namespace {
 Schedule generate(const GenContext& ctx) {
   Builder b = make_builder(ctx, "star_bcast");
   tree_bcast(b, Group::all(ctx.coll.nranks), star_tree(ctx.coll.nranks), ctx.coll.root,
-             {Buf::out, 0, vector_bytes(ctx.coll)});
+             {Buf::out, 0, vector_bytes(ctx.coll)}, false);
   return b.finish();
 }
 }  // namespace

@@ -183,7 +183,8 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
   // and a port is free. Alone (nothing else in flight or ready), it is a
   // blocking call.
   auto start_sends = [&]() {
-    while (next_send < p.sends.size() && sends_out < p.send_ports && x.send_posted[p.sends[next_send]]) {
+    while (next_send < p.sends.size() && sends_out < p.send_ports && x.send_posted[p.sends[next_send]] &&
+           !(p.ops[p.sends[next_send]].serial && sends_out > 0)) {
       const uint32_t i = p.sends[next_send++];
       const ExecOp& o = p.ops[i];
       if (outstanding == 0 && x.ready.empty() &&
@@ -261,7 +262,8 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
     x.done.clear();
     // A send waiting for the port: the one in flight may be done already
     // (eager); ask before blocking, which may give the CPU away.
-    if (next_send < p.sends.size() && sends_out >= p.send_ports && x.send_posted[p.sends[next_send]])
+    if (next_send < p.sends.size() && x.send_posted[p.sends[next_send]] &&
+        (sends_out >= p.send_ports || p.ops[p.sends[next_send]].serial))
       t.test_some(x.done);
     if (x.done.empty()) t.wait_some(x.done);
     for (auto r : x.done) {

@@ -196,7 +196,11 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
     if (std::isinf(x.estimate) != std::isinf(y.estimate)) return std::isinf(x.estimate);
     return x.estimate < y.estimate;
   });
-  const uint64_t budget = opt.sim_budget ? opt.sim_budget : UINT64_MAX;
+  // A machine with a network (shared links, subnets): estimates cannot see
+  // the sharing, so more is simulated.
+  const bool networked = model.topology() != nullptr;
+  const uint64_t budget =
+      opt.sim_budget ? (networked ? opt.sim_budget * kNetworkBudgetFactor : opt.sim_budget) : UINT64_MAX;
   std::vector<double> ratios;      // simulated / estimated, for the candidates that have both
   std::vector<size_t> estimated;   // indices in res.candidates
   std::vector<const Algorithm*> too_large;  // algorithms with a setting too large for the budget
@@ -270,6 +274,11 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       return UINT64_MAX;
     }
   });
+  // Off Hockney models an estimate is no price (it cannot see shared links,
+  // overlapping overheads): where anything was simulated, estimated
+  // candidates rank after it.
+  if (!closed && std::any_of(res.candidates.begin(), res.candidates.end(), [](const Candidate& c) { return !c.estimated; }))
+    std::stable_partition(res.candidates.begin(), res.candidates.end(), [](const Candidate& c) { return !c.estimated; });
   return res;
 }
 

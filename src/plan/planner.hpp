@@ -59,6 +59,9 @@ struct Candidate {
 // Ops a decision generates and simulates at most (PlanOptions::sim_budget):
 // a few milliseconds of work on one core.
 constexpr size_t kDecisionSimOps = size_t(1) << 15;
+// On a model with a topology (shared links) a decision simulates this many
+// times more: there estimates miss the sharing.
+constexpr size_t kNetworkBudgetFactor = 8;
 
 struct PlanOptions {
   bool explain = false;                 // critical-path split and message counts for every candidate

@@ -166,6 +166,7 @@ uint32_t Builder::add(int rank, Op op, const uint32_t* after, size_t n_after) {
 uint32_t Builder::send(int rank, int to, Slice src, After after) {
   Op o;
   o.kind = OpKind::send;
+  o.serial = serial_;
   o.peer = to;
   o.buf = src.buf;
   o.off = src.off;

@@ -37,6 +37,9 @@ class Builder {
   void limit(size_t max_ops) { limit_ = max_ops; }
   bool wants(int r) const { return only_ < 0 || only_ == r; }
 
+  // Sends added while this is on are serial (Op::serial: one at a time).
+  void serial_sends(bool on) { serial_ = on; }
+
   using After = std::initializer_list<uint32_t>;
   uint32_t send(int rank, int to, Slice src, After after = {});
   uint32_t recv(int rank, int from, Slice dst, After after = {});
@@ -78,6 +81,7 @@ class Builder {
   std::string algorithm_;
   int only_ = -1;
   size_t limit_ = 0;
+  bool serial_ = false;
   std::vector<Op> ops_;          // emission order
   std::vector<int32_t> op_rank_;  // rank of each emitted op
   std::vector<uint32_t> deps_;   // emission order

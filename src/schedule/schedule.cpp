@@ -113,7 +113,7 @@ std::string to_text(const Schedule& s) {
       const Op& o = s.op(r, i);
       os << "  " << i << ": " << op_kind_name(o.kind) << ' ';
       switch (o.kind) {
-        case OpKind::send: os << "to " << o.peer << ' ' << o.slice().str(); break;
+        case OpKind::send: os << "to " << o.peer << ' ' << o.slice().str() << (o.serial ? " serial" : ""); break;
         case OpKind::recv: os << "from " << o.peer << ' ' << o.slice().str(); break;
         case OpKind::reduce: os << o.slice().str() << " += " << o.src().str(); break;
         case OpKind::copy: os << o.slice().str() << " = " << o.src().str(); break;
@@ -240,7 +240,16 @@ Schedule from_text(const std::string& text) {
       }
       std::vector<uint32_t> d;
       std::string kw;
-      if (ls >> kw) {
+      if (o.kind == OpKind::send && ls >> kw) {
+        if (kw == "serial") {
+          o.serial = true;
+          kw.clear();
+          ls >> kw;
+        }
+      } else {
+        ls >> kw;
+      }
+      if (!kw.empty()) {
         if (kw != "after") text_error(lineno, cat("unexpected '", kw, "'"));
         std::string list;
         ls >> list;
@@ -295,6 +304,7 @@ std::string to_json(const Schedule& s, int indent) {
       switch (o.kind) {
         case OpKind::send:
           ov["to"] = o.peer;
+          if (o.serial) ov["serial"] = true;
           ov["src"] = slice_json(o.slice());
           break;
         case OpKind::recv:
@@ -342,6 +352,7 @@ Schedule from_json(const std::string& text) {
       if (kind == "send") {
         o.kind = OpKind::send;
         o.peer = int32_t(ov.at("to").as_int("to"));
+        if (auto* sr = ov.find("serial")) o.serial = sr->as_bool("serial");
         Slice s = slice_from(ov.at("src"), "src");
         o.buf = s.buf; o.off = s.off; o.len = s.len;
       } else if (kind == "recv") {

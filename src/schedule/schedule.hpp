@@ -42,6 +42,11 @@ struct Op {
   OpKind kind = OpKind::send;
   Buf buf = Buf::out;      // send: source; recv, reduce, copy: destination
   Buf src_buf = Buf::out;  // reduce, copy: source
+  // send: one at a time — it leaves only once the rank's earlier sends are
+  // done, however many sends the model lets fly (a tree's children in turn:
+  // across a shared uplink, the first child then has it alone). The
+  // simulator and the executor both keep it.
+  bool serial = false;
   int32_t peer = -1;       // send: destination rank; recv: source rank
   uint64_t off = 0, src_off = 0, len = 0;
   uint32_t dep_begin = 0, dep_count = 0;

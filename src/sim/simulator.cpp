@@ -487,6 +487,7 @@ class Sim {
     for (uint64_t& k = next_send_[r]; k < send_at_[size_t(r) + 1] && sending_[r] < ports_; ++k) {
       const uint64_t g = sends_[k];
       if (!(flags_[g] & kPosted)) break;
+      if (s_.op_at(g).serial && sending_[r] > 0) break;  // one at a time
       if (opt_.critical_path && freed != kNil) note(g, kResource, uint64_t(freed));
       ++sending_[r];
       start(g, kSendPort, t);

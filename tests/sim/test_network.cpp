@@ -235,3 +235,28 @@ TEST(Network, RendezvousWaitsForTheReceive) {
   EXPECT_NEAR(simulate(s, FlowModel(3, 1.0, 1000, 0, 0, net, 100)).makespan, 2.01, 1e-9);
   EXPECT_NEAR(simulate(s, FlowModel(3, 1.0, 1000, 0, 0, net, 0)).makespan, 2.0, 1e-9);
 }
+
+TEST(Network, SerialSendsGoOneAtATime) {
+  // The root sends 1000 B to each of two subnets through its 10 B/s uplink.
+  // Concurrent, both share it and arrive at 200 s; serial (Op::serial, a
+  // tree's children in turn) the first has it alone: 100 s, then 200 s.
+  auto net = cluster({0, 1, 2}, 1e9, 10);
+  auto m = FlowModel(3, 0, 1e9, 0, 0, net);
+  for (bool serial : {false, true}) {
+    Collective c = Collective::make(CollOp::bcast, 3, 1000);
+    Builder b(c, "two");
+    b.serial_sends(serial);
+    b.send(0, 1, {Buf::out, 0, 1000});
+    b.send(0, 2, {Buf::out, 0, 1000});
+    b.serial_sends(false);
+    b.recv(1, 0, {Buf::out, 0, 1000});
+    b.recv(2, 0, {Buf::out, 0, 1000});
+    Schedule s = b.finish();
+    SimResult r = simulate(s, m);
+    EXPECT_NEAR(r.rank_finish[1], serial ? 100.0 : 200.0, 1e-9);
+    EXPECT_NEAR(r.rank_finish[2], 200.0, 1e-9);
+    // The flag survives the text and JSON forms.
+    EXPECT_EQ(from_text(to_text(s)).op(0, 1).serial, serial);
+    EXPECT_EQ(from_json(to_json(s)).op(0, 0).serial, serial);
+  }
+}
