@@ -241,7 +241,10 @@ TEST(Network, SerialSendsGoOneAtATime) {
   // Concurrent, both share it and arrive at 200 s; serial (Op::serial, a
   // tree's children in turn) the first has it alone: 100 s, then 200 s.
   auto net = cluster({0, 1, 2}, 1e9, 10);
-  auto m = FlowModel(3, 0, 1e9, 0, 0, net);
+  struct Ports : FlowModel {
+    using FlowModel::FlowModel;
+    int send_ports() const override { return 8; }
+  } m(3, 0, 1e9, 0, 0, net);
   for (bool serial : {false, true}) {
     Collective c = Collective::make(CollOp::bcast, 3, 1000);
     Builder b(c, "two");
