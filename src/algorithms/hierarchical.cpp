@@ -63,7 +63,10 @@ enum class Level { host, subnet, top };
 
 Collective sub_call(CollOp op, int n, uint64_t count, const Collective& parent) {
   Collective c = Collective::make(op, n, count, 0, parent.elem_size);
-  c.order_free = parent.order_free;
+  // An allreduce phase gives every member the same bits whatever the
+  // operation (hierarchical is rank-consistent: padding bytes of a long
+  // double included), so its algorithm must be rank-consistent.
+  c.order_free = op == CollOp::allreduce ? false : parent.order_free;
   return c;
 }
 
