@@ -48,6 +48,7 @@ Algorithm dissemination_barrier_algorithm();
 Algorithm tree_barrier_algorithm();
 Algorithm hierarchical_algorithm();
 Algorithm fnf_tree_algorithm();
+Algorithm direct_allgather_algorithm();
 Algorithm linear_scan_algorithm();
 Algorithm recursive_doubling_scan_algorithm();
 Algorithm tree_scan_algorithm();

@@ -20,8 +20,9 @@
 //   alltoall   gathers at subnet leaders → one message per pair of subnets
 //              → scatters (every block still crosses once; S(S-1) messages
 //              cross instead of p(p-1))
-//   barrier    binomial fan-in inside hosts and subnets → dissemination
-//              among subnet leaders → fan-out
+//   barrier    binomial fan-in inside hosts and subnets → a star through
+//              the first subnet leader (dissemination beyond 16 subnets) →
+//              fan-out
 //
 // direct=1 (barrier, allgather): inside each subnet first, then every rank
 // hears from its counterpart in the other subnets (rank j of subnet t from
@@ -429,6 +430,8 @@ Schedule reduce_scatter_block(const GenContext& ctx) {
   return b.finish();
 }
 
+constexpr int kStarTop = 16;  // subnets up to which the barrier's top phase is a star
+
 // Barrier: explicit dependencies (empty messages carry no data to infer them from).
 Schedule barrier(const GenContext& ctx) {
   const Collective& c = ctx.coll;
@@ -477,10 +480,23 @@ Schedule barrier(const GenContext& ctx) {
   };
   for (auto& g : L.hosts) fan(g, true);
   for (auto& g : L.subnets) fan(g, true);
+  // Among the subnet leaders: a star through the first (two crossings, each
+  // on the leader's own uplink) for a few subnets, dissemination beyond.
   const int S = int(L.top.size());
-  for (int d = 1; d < S; d *= 2) {
-    for (int k = 0; k < S; ++k) send(L.top[size_t(k)], L.top[size_t((k + d) % S)]);
-    for (int k = 0; k < S; ++k) recv(L.top[size_t(k)], L.top[size_t((k - d % S + S) % S)]);
+  if (S <= kStarTop) {
+    for (int k = 1; k < S; ++k) {
+      recv(L.top[0], L.top[size_t(k)]);
+      send(L.top[size_t(k)], L.top[0]);
+    }
+    for (int k = 1; k < S; ++k) {
+      send(L.top[0], L.top[size_t(k)]);
+      recv(L.top[size_t(k)], L.top[0]);
+    }
+  } else {
+    for (int d = 1; d < S; d *= 2) {
+      for (int k = 0; k < S; ++k) send(L.top[size_t(k)], L.top[size_t((k + d) % S)]);
+      for (int k = 0; k < S; ++k) recv(L.top[size_t(k)], L.top[size_t((k - d % S + S) % S)]);
+    }
   }
   for (auto& g : L.subnets) fan(g, false);
   for (auto& g : L.hosts) fan(g, false);

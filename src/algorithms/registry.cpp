@@ -61,6 +61,7 @@ const std::vector<Algorithm>& registry() {
         dissemination_barrier_algorithm(),
         tree_barrier_algorithm(),
         fnf_tree_algorithm(),
+        direct_allgather_algorithm(),
         hierarchical_algorithm(),
         linear_scan_algorithm(),
         recursive_doubling_scan_algorithm(),

@@ -201,6 +201,29 @@ def summary(rows):
     return "\n".join(out)
 
 
+def summary_md(rows):
+    """The README's view: per platform, and the 1 MiB rows across subnets."""
+    out = ["| platform | ranks | rows | at or above 1.0× best built-in | median | lowest | prediction error median / p90 |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for plat in dict.fromkeys(r["platform"] for r in rows):
+        rs = [r for r in rows if r["platform"] == plat]
+        ratios = sorted(r["best_builtin_s"] / r["hetcoll_s"] for r in rs)
+        errs = sorted(abs(r["predicted_s"] - r["hetcoll_s"]) / r["hetcoll_s"] for r in rs if r["predicted_s"] > 0)
+        p90 = errs[min(len(errs) - 1, int(0.9 * len(errs)))] if errs else float("nan")
+        out.append(f"| `{plat}` | {rs[0]['ranks']} | {len(rs)} | {sum(x >= 0.995 for x in ratios)} | "
+                   f"{statistics.median(ratios):.2f} | {ratios[0]:.2f} | "
+                   f"{100 * statistics.median(errs):.1f} % / {100 * p90:.1f} % |")
+    out += ["", "| platform | op (1 MiB) | hetcoll ms (algorithm) | best built-in ms (name) | × best | `ompi` ms | × ompi "
+            "| lower bound ms | × bound |", "|---|---|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        if r["bytes"] != 1048576 or r["op"] not in ("bcast", "allreduce", "allgather") or not r["lower_bound_s"]:
+            continue
+        h, b, o, lb = r["hetcoll_s"], r["best_builtin_s"], r["ompi_s"] or 0, r["lower_bound_s"]
+        out.append(f"| `{r['platform']}` | {r['op']} | {fmt_t(h)} (`{r['algorithm']}`) | {fmt_t(b)} (`{r['best_builtin']}`) "
+                   f"| {b / h:.2f} | {fmt_t(o)} | {o / h:.2f} | {fmt_t(lb)} | {h / lb:.2f} |")
+    return "\n".join(out) + "\n"
+
+
 def plot(rows, out_png_prefix):
     """Two figures: hetcoll / best built-in per row, and predicted vs simulated."""
     import matplotlib
@@ -252,6 +275,7 @@ def main():
     ap.add_argument("--build", default=str(BUILD), help="the SimGrid build (default build/smpi)")
     ap.add_argument("--plot", help="write PREFIX_ratios.png and PREFIX_prediction.png (matplotlib)")
     ap.add_argument("--from-json", help="only tabulate and plot an earlier run's results.json")
+    ap.add_argument("--summary", action="store_true", help="print the README's summary tables")
     ap.add_argument("--check", action="store_true",
                     help="fail unless the predictions hold: median error <= 5 %%, 90th percentile <= 15 %%")
     a = ap.parse_args()
@@ -266,6 +290,8 @@ def main():
     rows = []
     if a.from_json:
         rows = json.loads(pathlib.Path(a.from_json).read_text())
+        for r in rows:  # the bound's formula may have changed since
+            r["lower_bound_s"] = lower_bound(r["platform"], r["op"], r["bytes"], r["ranks"])
     else:
         for plat in a.platforms.split(","):
             if plat not in PLATFORMS:
@@ -277,6 +303,8 @@ def main():
     if a.plot:
         plot(rows, a.plot)
     md = table(rows) + "\n" + summary(rows) + "\n"
+    if a.summary:
+        print(summary_md(rows))
     (out / "results.md").write_text(md)
     print(md)
     wrong = [r for r in rows if not r["hetcoll_ok"]]
