@@ -12,7 +12,7 @@
 // duplex=split) are the topology's links, shared max-min fairly by the
 // simulator. Ranks lie host by host (layout=block) or one per host in turn
 // (layout=round). As on a probed network (profile_model.hpp): 64 sends in
-// flight a rank, messages up to 64 KiB eager.
+// flight a rank, messages below 64 KiB eager.
 #pragma once
 #include <vector>
 

@@ -88,11 +88,13 @@ class MachineModel {
   // sends share its bandwidth); the simulator and the executor both follow
   // this number.
   virtual int send_ports() const { return 1; }
-  // Messages up to this many bytes are eager: on a model with a topology,
-  // the send is done (its port free) once the overheads are paid, while
-  // its bytes still cross the network — as an MPI library's eager protocol
-  // (and SimGrid's detached sends) behave. Larger ones hold the port until
-  // their bytes are out. 0: none.
+  // Messages smaller than this are eager: on a model with a topology, the
+  // send is done (its port free) once the overheads are paid, while its
+  // bytes still cross the network — as an MPI library's eager protocol (and
+  // SimGrid's detached sends) behave. Larger ones are a rendezvous: they
+  // move once their receive is posted, and the send is done when they have
+  // arrived. 0: no eager protocol (a send holds its port until its bytes
+  // are out).
   virtual uint64_t eager_bytes() const { return 0; }
   // Where the model's ranks sit (hosts, subnets) and the links their
   // messages share; nullptr for a model without structure.

@@ -62,7 +62,7 @@ class ProfileModel : public MachineModel {
   // (the topology), so sends need not wait for each other.
   int send_ports() const override { return topo_ && topo_->hosts() > 1 ? kNetworkPorts : 1; }
   static constexpr int kNetworkPorts = 64;
-  // MPI libraries send messages up to about 64 KiB eagerly over TCP (Open
+  // MPI libraries send messages below about 64 KiB eagerly over TCP (Open
   // MPI's btl_tcp_eager_limit, MPICH's ch3 eager limit, SimGrid's
   // smpi/send-is-detached-thresh): their sends complete at once.
   uint64_t eager_bytes() const override { return topo_ && topo_->hosts() > 1 ? kEagerBytes : 0; }

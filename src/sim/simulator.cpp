@@ -270,8 +270,12 @@ class Sim {
       }
     }
     if (!f.eager) {
-      end_[g] = t;  // the send port is free once the bytes are out
-      push(t, g, false);
+      // A rendezvous send is done when its bytes have arrived (SimGrid's,
+      // and an MPI library's once the receiver has them); without an eager
+      // protocol, once they are out.
+      const double done = eager_ > 0 ? t + f.latency : t;
+      end_[g] = done;
+      push(done, g, false);
     }
     f.gid = UINT64_MAX;
     push(t + f.latency, partner_[g], true);
@@ -447,7 +451,7 @@ class Sim {
           f.cap = double(o.len) / c.wire;
           f.latency = c.arrive - c.send;
           f.mark = 0;
-          f.eager = o.len <= eager_;
+          f.eager = o.len < eager_;
           flow_of_[g] = int64_t(id);
           // The overheads are the sender's CPU: one send's after another's,
           // even with several in flight (their bytes overlap, not their
