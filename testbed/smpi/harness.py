@@ -13,8 +13,9 @@ answers wrongly is recorded as such, never counted as a time.
     testbed/smpi/harness.py [--platforms P,...] [--ops OP,...] [--sizes B,...]
                             [--out DIR] [--jobs N] [--reprobe]
 
-Writes DIR/results.json (every row) and DIR/results.md (the table the README
-shows) and prints the table. Build first: scripts/build_smpi.sh.
+Builds build/smpi first (scripts/build_smpi.sh; --no-build to skip). Writes
+DIR/results.json (every row) and DIR/results.md (the full table) and prints
+the table; --summary prints the README's, --plot PREFIX draws it.
 """
 import argparse
 import concurrent.futures as cf
@@ -273,6 +274,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--reprobe", action="store_true")
     ap.add_argument("--build", default=str(BUILD), help="the SimGrid build (default build/smpi)")
+    ap.add_argument("--no-build", action="store_true", help="use the build as it is (default: scripts/build_smpi.sh first)")
     ap.add_argument("--plot", help="write PREFIX_ratios.png and PREFIX_prediction.png (matplotlib)")
     ap.add_argument("--from-json", help="only tabulate and plot an earlier run's results.json")
     ap.add_argument("--summary", action="store_true", help="print the README's summary tables")
@@ -280,6 +282,9 @@ def main():
                     help="fail unless the predictions hold: median error <= 5 %%, 90th percentile <= 15 %%")
     a = ap.parse_args()
     BUILD = pathlib.Path(a.build)
+    if not a.no_build and not a.from_json:
+        print("harness: building hetcoll and smpi_bench for SimGrid (scripts/build_smpi.sh)", flush=True)
+        subprocess.run(["bash", str(ROOT / "scripts" / "build_smpi.sh")], check=True, stdout=subprocess.DEVNULL)
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     ops = a.ops.split(",")
