@@ -236,7 +236,7 @@ def plot(rows, out_png_prefix):
         rs = [r for r in rows if r["platform"] == plat]
         labels = [f"{r['op'][:9]} {r['bytes'] if r['bytes'] < 1024 else str(r['bytes'] // 1024) + 'k'}" for r in rs]
         ratios = [r["best_builtin_s"] / r["hetcoll_s"] for r in rs]
-        colors = ["tab:green" if x >= 1.0 else ("tab:orange" if x >= 0.9 else "tab:red") for x in ratios]
+        colors = ["tab:green" if x >= 0.995 else ("tab:orange" if x >= 0.9 else "tab:red") for x in ratios]
         ax.bar(range(len(rs)), ratios, color=colors)
         ax.axhline(1.0, color="black", lw=0.8)
         ax.set_xticks(range(len(rs)))
