@@ -13,7 +13,9 @@
 // and do most of the forwarding (Banikazemi §4: "choosing trees").
 // Reduce: the same greedy backwards in time, on messages towards the root:
 // a parent's receive port and CPU (receive + combine) are what children
-// queue for.
+// queue for. Gather and scatter: the tree grown on one block (gather
+// towards the root), each node passing on its subtree's blocks in one
+// message (depth-first order, so a child's part is contiguous).
 // Steps: depends on the machine; n-1 messages of m bytes.
 // Constraints: any n, any root.
 // Source: Banikazemi et al. 1999 §4; Banikazemi, Moorthy & Panda, ICPP 1998
@@ -87,8 +89,76 @@ Tree fnf(const MachineModel& m, int n, int root, uint64_t bytes, bool toward_roo
   return Tree::from_edges(n, edges);
 }
 
+// Gather and scatter along the tree: a node keeps its subtree's blocks in
+// depth-first order (itself, then each child's subtree in send order), so
+// that a child's part is one contiguous piece; the root puts them in (or
+// takes them from) rank order.
+Schedule gather_scatter(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const bool gather = c.op == CollOp::gather;
+  const int n = c.nranks, root = c.root;
+  const uint64_t blk = c.count * c.elem_size;
+  const Tree t = fnf(ctx.model, n, root, blk, gather);
+  auto rank = [&](int v) { return (v + root) % n; };
+  // Subtree sizes and each node's depth-first order.
+  std::vector<uint64_t> size(static_cast<size_t>(n), 1);
+  std::vector<int> order{0};  // breadth first: parents before children
+  for (size_t k = 0; k < order.size(); ++k)
+    for (uint32_t e = t.child_begin[size_t(order[k])]; e < t.child_begin[size_t(order[k]) + 1]; ++e)
+      order.push_back(t.children[e]);
+  for (size_t k = order.size(); k-- > 1;) size[size_t(t.parent[size_t(order[k])])] += size[size_t(order[k])];
+  Builder b = make_builder(ctx, "fnf_tree");
+  // stage[v]: node v's subtree blocks (a leaf's own buffer).
+  std::vector<Slice> stage(static_cast<size_t>(n));
+  for (int v = 0; v < n; ++v) {
+    const bool leaf = t.child_begin[size_t(v)] == t.child_begin[size_t(v) + 1];
+    stage[size_t(v)] = leaf && v != 0 ? Slice{gather ? Buf::in : Buf::out, 0, blk}
+                                      : Slice{Buf::tmp, b.alloc_tmp(rank(v), size[size_t(v)] * blk), size[size_t(v)] * blk};
+  }
+  // Where child c's subtree lies in its parent's stage.
+  auto child_part = [&](int v, uint32_t e) {
+    uint64_t off = blk;  // the node's own block first
+    for (uint32_t x = t.child_begin[size_t(v)]; x < e; ++x) off += size[size_t(t.children[x])] * blk;
+    return stage[size_t(v)].sub(off, size[size_t(t.children[e])] * blk);
+  };
+  // The root's depth-first order of ranks.
+  std::vector<int> dfs;
+  std::vector<int> stack{0};
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    dfs.push_back(v);
+    for (uint32_t e = t.child_begin[size_t(v) + 1]; e-- > t.child_begin[size_t(v)];) stack.push_back(t.children[e]);
+  }
+  const Slice own_in{Buf::in, 0, blk}, own_out{Buf::out, 0, blk};
+  if (!gather && b.wants(root))
+    for (size_t i = 0; i < dfs.size(); ++i)
+      b.copy(root, stage[0].sub(i * blk, blk), {Buf::in, uint64_t(rank(dfs[i])) * blk, blk});
+  for (int v : gather ? std::vector<int>(order.rbegin(), order.rend()) : order) {
+    const int r = rank(v);
+    if (!b.wants(r)) continue;
+    const bool leaf = t.child_begin[size_t(v)] == t.child_begin[size_t(v) + 1];
+    if (gather) {
+      if (!leaf || v == 0) b.copy(r, stage[size_t(v)].sub(0, blk), own_in);
+      for (uint32_t e = t.child_begin[size_t(v)]; e < t.child_begin[size_t(v) + 1]; ++e)
+        b.recv(r, rank(t.children[e]), child_part(v, e));
+      if (v != 0) b.send(r, rank(t.parent[size_t(v)]), stage[size_t(v)]);
+    } else {
+      if (v != 0) b.recv(r, rank(t.parent[size_t(v)]), stage[size_t(v)]);
+      for (uint32_t e = t.child_begin[size_t(v)]; e < t.child_begin[size_t(v) + 1]; ++e)
+        b.send(r, rank(t.children[e]), child_part(v, e));
+      if (!leaf || v == 0) b.copy(r, own_out, stage[size_t(v)].sub(0, blk));
+    }
+  }
+  if (gather && b.wants(root))
+    for (size_t i = 0; i < dfs.size(); ++i)
+      b.copy(root, {Buf::out, uint64_t(rank(dfs[i])) * blk, blk}, stage[0].sub(i * blk, blk));
+  return b.finish();
+}
+
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
+  if (c.op == CollOp::gather || c.op == CollOp::scatter) return gather_scatter(ctx);
   const uint64_t m = vector_bytes(c);
   if (c.op == CollOp::bcast) {
     Builder b = make_builder(ctx, "fnf_tree", false);
@@ -108,7 +178,7 @@ bool distinct(const Collective&, const MachineModel& m) { return m.ranks() > 0; 
 Algorithm fnf_tree_algorithm() {
   Algorithm a;
   a.name = "fnf_tree";
-  a.ops = {CollOp::bcast, CollOp::reduce};
+  a.ops = {CollOp::bcast, CollOp::reduce, CollOp::gather, CollOp::scatter};
   a.description = "greedy tree on per-node and per-pair costs: fastest node first, from the earliest-completing sender";
   a.steps = "machine-dependent";
   a.bytes = "m per message, p-1 messages";

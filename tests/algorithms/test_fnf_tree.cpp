@@ -38,3 +38,22 @@ TEST(FnfTree, FastNodesHearFirst) {
   EXPECT_GE(when[0].second, 5);
   EXPECT_GE(when[1].second, 5);
 }
+
+TEST(FnfTree, GatherAndScatterOfSmallBlocks) {
+  // Latency-bound blocks: the greedy tree beats the sequential and the
+  // binomial tree on mixed nodes (for large blocks the planner keeps the
+  // sequential tree, which moves every block once).
+  for (const char* nodes : {"FSSSSSSSFFFFSSSS", "SFSFSFSFSF", "FFFFFFFF"}) {
+    ModelPtr m = parse_model(std::string("hetero:nodes=") + nodes);
+    const int n = m->ranks();
+    for (CollOp op : {CollOp::gather, CollOp::scatter})
+      for (int root : {0, n / 2}) {
+        Collective c = Collective::make(op, n, 8, root, 1);
+        const double fnf = simulate(generate("fnf_tree", c, *m), *m).makespan;
+        for (const char* other : op == CollOp::gather ? std::vector<const char*>{"star_gather", "binomial_gather"}
+                                                      : std::vector<const char*>{"star_scatter", "binomial_scatter"})
+          EXPECT_LE(fnf, simulate(generate(other, c, *m), *m).makespan * 1.0001)
+              << nodes << " " << coll_op_name(op) << " root " << root << " vs " << other;
+      }
+  }
+}
