@@ -523,31 +523,42 @@ Schedule reduce_scatter_block(const GenContext& ctx) {
 
 constexpr int kStarTop = 16;  // subnets up to which the barrier's top phase is a star
 
+// Empty messages of a barrier, with explicit dependencies (they carry no data
+// to infer them from): a rank's send waits for everything it heard and for
+// its previous send.
+class Tokens {
+ public:
+  Tokens(Builder& b, int nranks) : b_(b), wait_(static_cast<size_t>(nranks)) {}
+  void send(int r, int to) {
+    if (!b_.wants(r)) return;
+    Op o;
+    o.kind = OpKind::send;
+    o.peer = to;
+    o.buf = Buf::tmp;
+    wait_[size_t(r)] = {b_.add(r, o, wait_[size_t(r)].data(), wait_[size_t(r)].size())};
+  }
+  void recv(int r, int from) {
+    if (!b_.wants(r)) return;
+    Op o;
+    o.kind = OpKind::recv;
+    o.peer = from;
+    o.buf = Buf::tmp;
+    wait_[size_t(r)].push_back(b_.add(r, o, nullptr, 0));
+  }
+
+ private:
+  Builder& b_;
+  std::vector<std::vector<uint32_t>> wait_;  // each rank's next send waits for these
+};
+
 // Barrier: explicit dependencies (empty messages carry no data to infer them from).
 Schedule barrier(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, "hierarchical", false);
   const Levels L = levels_of(ctx.model, c.nranks, 0);
-  std::vector<std::vector<uint32_t>> wait(size_t(c.nranks));  // each rank's next op waits for these
-  const Slice token{Buf::tmp, 0, 0};
-  auto send = [&](int r, int to) {
-    if (!b.wants(r)) return;
-    Op o;
-    o.kind = OpKind::send;
-    o.peer = to;
-    o.buf = Buf::tmp;
-    const uint32_t id = b.add(r, o, wait[size_t(r)].data(), wait[size_t(r)].size());
-    wait[size_t(r)] = {id};
-  };
-  auto recv = [&](int r, int from) {
-    if (!b.wants(r)) return;
-    Op o;
-    o.kind = OpKind::recv;
-    o.peer = from;
-    o.buf = token.buf;
-    const uint32_t id = b.add(r, o, nullptr, 0);
-    wait[size_t(r)].push_back(id);
-  };
+  Tokens tokens(b, c.nranks);
+  auto send = [&](int r, int to) { tokens.send(r, to); };
+  auto recv = [&](int r, int from) { tokens.recv(r, from); };
   // Binomial fan-in to the group's member 0 and fan-out back.
   auto fan = [&](const std::vector<int>& g, bool in) {
     const Tree t = binomial_tree(int(g.size()));
@@ -614,23 +625,9 @@ Schedule barrier_direct(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, "hierarchical[direct=1]", false);
   const std::vector<std::vector<int>> M = subnet_members(levels_of(ctx.model, c.nranks, 0));
-  std::vector<std::vector<uint32_t>> wait(static_cast<size_t>(c.nranks));
-  auto send = [&](int r, int to) {
-    if (!b.wants(r)) return;
-    Op o;
-    o.kind = OpKind::send;
-    o.peer = to;
-    o.buf = Buf::tmp;
-    wait[size_t(r)] = {b.add(r, o, wait[size_t(r)].data(), wait[size_t(r)].size())};
-  };
-  auto recv = [&](int r, int from) {
-    if (!b.wants(r)) return;
-    Op o;
-    o.kind = OpKind::recv;
-    o.peer = from;
-    o.buf = Buf::tmp;
-    wait[size_t(r)].push_back(b.add(r, o, nullptr, 0));
-  };
+  Tokens tokens(b, c.nranks);
+  auto send = [&](int r, int to) { tokens.send(r, to); };
+  auto recv = [&](int r, int from) { tokens.recv(r, from); };
   for (auto& g : M) {
     const int n = int(g.size());
     for (int d = 1; d < n; d *= 2) {
