@@ -493,8 +493,6 @@ Schedule reduce_scatter_block(const GenContext& ctx) {
       mine[size_t(g[k])] = {Buf::tmp, b.alloc_tmp(g[k], len), len};
     }
     if (g.size() > 1) {
-      // Not the leader's own: its blocks come first in its range.
-      mine[size_t(g[0])] = mine[size_t(g[0])];
       Collective sc = Collective::make_v(CollOp::scatterv, counts, 0, c.elem_size);
       const Slice from = mine[size_t(g[0])];
       std::vector<Slice> to(g.size());
