@@ -11,12 +11,16 @@
 //   allreduce  host reduces → subnet reduces → top allreduce among subnet
 //              leaders → subnet bcasts → host bcasts (every rank gets the
 //              top allreduce's bits: identical results)
-//   allgather  host gathers → subnet gathervs → top allgatherv of subnet
+//   allgather(v)  host gathers → subnet gathervs → top allgatherv of subnet
 //              blocks → leaders put blocks in rank order → subnet and host
-//              bcasts of the whole vector
-//   reduce_scatter_block  vectors laid out subnet by subnet → host and
+//              bcasts of the whole vector (blocks with gaps or out of rank
+//              order: of the staged blocks, every rank puts them in place)
+//   reduce_scatter(_block)  vectors laid out subnet by subnet → host and
 //              subnet reduces → reduce-scatter among subnet leaders (each
 //              gets its subnet's blocks) → scatters inside subnets and hosts
+//   scan, exscan  (hosts' and subnets' ranks consecutive) exscan + reduce
+//              inside hosts, the same among each subnet's hosts, an exscan
+//              among subnets → offsets broadcast down → each rank combines
 //   gather     host gathers → subnet gathervs → a gatherv of subnet blocks
 //              to the root → the root puts them in rank order; scatter the
 //              same backwards
@@ -43,7 +47,11 @@
 // allgather), which is what makes it win where uplinks are slow and shared.
 // Constraints: a model with a topology of several levels (hosts with
 // several ranks, or several subnets); otherwise it is a flat algorithm and
-// the planner skips it. Reductions combine in the hierarchy's order (any
+// the planner skips it. Scan and exscan: every host's and every subnet's
+// ranks consecutive (a block layout). Not for gatherv, scatterv and
+// alltoallv: their leaders would forward blocks whose sizes MPI gives only
+// to the root (or to their owner), and a schedule is built before any byte
+// moves. Reductions combine in the hierarchy's order (any
 // order is allowed for MPI's predefined operations; hetcoll declines user
 // operations). In-place calls run in place (the builder orders the
 // accesses to the shared bytes; tests/algorithms/test_in_place.cpp), but
@@ -351,12 +359,37 @@ Schedule gather_or_scatter(const GenContext& ctx) {
   return b.finish();
 }
 
+// The counts of `members`' blocks: a gather (equal counts) where they are
+// alike, else a gatherv — or scatter/scatterv.
+Collective blocks_call(CollOp regular, CollOp v, const std::vector<uint64_t>& counts, const Collective& parent) {
+  bool equal = true;
+  for (uint64_t x : counts) equal = equal && x == counts[0];
+  if (equal && !counts.empty()) return sub_call(regular, int(counts.size()), counts[0], parent);
+  Collective c = Collective::make_v(v, counts, 0, parent.elem_size);
+  c.order_free = parent.order_free;
+  return c;
+}
+
+// Allgather and allgatherv: host gathers → subnet gathervs → a top
+// allgatherv of the subnets' blocks; then, where the blocks lie in rank
+// order without gaps (allgather, a packed allgatherv), each subnet leader
+// puts them in place and the whole output is broadcast inside subnets and
+// hosts; otherwise the staged blocks are broadcast and every rank puts them
+// in place (bytes between blocks are never written).
 Schedule allgather(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, "hierarchical");
   const Levels L = levels_of(ctx.model, c.nranks, 0);
-  const uint64_t blk = c.count * c.elem_size;
   const int p = c.nranks;
+  const uint64_t e = c.elem_size;
+  const Blocks blocks = coll_blocks(c);
+  auto count = [&](int r) { return blocks.len[size_t(r)] / e; };
+  auto own = [&](int r) { return Slice{Buf::in, 0, blocks.len[size_t(r)]}; };
+  auto bytes_of = [&](const std::vector<int>& ranks) {
+    uint64_t n = 0;
+    for (int r : ranks) n += blocks.len[size_t(r)];
+    return n;
+  };
   // Staging: a leader's blocks of its group, in group order.
   std::vector<Slice> host_stage(static_cast<size_t>(p)), subnet_stage(static_cast<size_t>(p));
   std::vector<std::vector<int>> host_order(static_cast<size_t>(p)), subnet_order(static_cast<size_t>(p));
@@ -364,12 +397,15 @@ Schedule allgather(const GenContext& ctx) {
     const int lead = g[0];
     host_order[size_t(lead)] = g;
     if (g.size() == 1) {
-      host_stage[size_t(lead)] = {Buf::in, 0, blk};
+      host_stage[size_t(lead)] = own(lead);
       continue;
     }
-    const Slice st{Buf::tmp, b.alloc_tmp(lead, g.size() * blk), g.size() * blk};
-    run_phase(b, ctx, g, sub_call(CollOp::gather, int(g.size()), c.count, c), [&](int, const Slice& s) {
-      if (s.buf == Buf::in) return s;
+    const uint64_t len = bytes_of(g);
+    const Slice st{Buf::tmp, b.alloc_tmp(lead, len), len};
+    std::vector<uint64_t> counts;
+    for (int r : g) counts.push_back(count(r));
+    run_phase(b, ctx, g, blocks_call(CollOp::gather, CollOp::gatherv, counts, c), [&](int k, const Slice& s) {
+      if (s.buf == Buf::in) return own(g[size_t(k)]).sub(s.off, s.len);
       return st.sub(s.off, s.len);
     });
     host_stage[size_t(lead)] = st;
@@ -379,7 +415,7 @@ Schedule allgather(const GenContext& ctx) {
     std::vector<uint64_t> counts;
     std::vector<int> order;
     for (int h : g) {
-      counts.push_back(host_order[size_t(h)].size() * c.count);
+      counts.push_back(bytes_of(host_order[size_t(h)]) / e);
       order.insert(order.end(), host_order[size_t(h)].begin(), host_order[size_t(h)].end());
     }
     subnet_order[size_t(lead)] = order;
@@ -387,7 +423,8 @@ Schedule allgather(const GenContext& ctx) {
       subnet_stage[size_t(lead)] = host_stage[size_t(lead)];
       continue;
     }
-    const Slice st{Buf::tmp, b.alloc_tmp(lead, order.size() * blk), order.size() * blk};
+    const uint64_t len = bytes_of(order);
+    const Slice st{Buf::tmp, b.alloc_tmp(lead, len), len};
     Collective sub = Collective::make_v(CollOp::gatherv, counts, 0, c.elem_size);
     run_phase(b, ctx, g, sub, [&](int k, const Slice& s) {
       if (s.buf == Buf::in) return host_stage[size_t(g[size_t(k)])].sub(s.off, s.len);
@@ -399,13 +436,16 @@ Schedule allgather(const GenContext& ctx) {
   std::vector<uint64_t> counts;
   std::vector<int> order;
   for (int s : L.top) {
-    counts.push_back(subnet_order[size_t(s)].size() * c.count);
+    counts.push_back(bytes_of(subnet_order[size_t(s)]) / e);
     order.insert(order.end(), subnet_order[size_t(s)].begin(), subnet_order[size_t(s)].end());
   }
+  const uint64_t total = bytes_of(order);
+  std::vector<uint64_t> at(order.size(), 0);  // where order[i]'s block lies in the staging
+  for (size_t i = 1; i < order.size(); ++i) at[i] = at[i - 1] + blocks.len[size_t(order[i - 1])];
   std::vector<Slice> all(static_cast<size_t>(p));
   if (L.top.size() > 1) {
     Collective sub = Collective::make_v(CollOp::allgatherv, counts, 0, c.elem_size);
-    for (int s : L.top) all[size_t(s)] = {Buf::tmp, b.alloc_tmp(s, uint64_t(p) * blk), uint64_t(p) * blk};
+    for (int s : L.top) all[size_t(s)] = {Buf::tmp, b.alloc_tmp(s, total), total};
     run_phase(b, ctx, L.top, sub, [&](int k, const Slice& s) {
       const int r = L.top[size_t(k)];
       if (s.buf == Buf::in) return subnet_stage[size_t(r)].sub(s.off, s.len);
@@ -414,47 +454,69 @@ Schedule allgather(const GenContext& ctx) {
   } else {
     all[size_t(L.top[0])] = subnet_stage[size_t(L.top[0])];
   }
-  // Blocks into rank order at each subnet leader (its own straight from its input).
-  for (int s : L.top) {
-    if (!b.wants(s)) continue;
+  // Rank r puts the staged blocks (in `from`) where they belong, its own
+  // straight from its input.
+  auto unpack = [&](int r, const Slice& from) {
+    if (!b.wants(r)) return;
     for (size_t i = 0; i < order.size(); ++i) {
-      const Slice dst{Buf::out, uint64_t(order[i]) * blk, blk};
-      if (order[i] == s) b.copy(s, dst, {Buf::in, 0, blk});
-      else b.copy(s, dst, all[size_t(s)].sub(i * blk, blk));
+      const int owner = order[i];
+      const Slice dst{Buf::out, blocks.off[size_t(owner)], blocks.len[size_t(owner)]};
+      if (dst.len == 0) continue;
+      b.copy(r, dst, owner == r ? own(r) : from.sub(at[i], dst.len));
     }
-  }
+  };
   auto same = [](int, const Slice& s) { return s; };
-  const uint64_t whole = uint64_t(p) * c.count;
-  for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), whole, c), same);
-  for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), whole, c), same);
+  if (contiguous(blocks)) {
+    for (int s : L.top) unpack(s, all[size_t(s)]);
+    for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), total / e, c), same);
+    for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), total / e, c), same);
+    return b.finish();
+  }
+  // Gaps or blocks out of rank order: broadcast the staging, unpack everywhere.
+  std::vector<Slice> staged = all;
+  auto spread = [&](const std::vector<int>& g) {
+    if (g.size() <= 1) return;
+    for (size_t k = 1; k < g.size(); ++k) staged[size_t(g[k])] = {Buf::tmp, b.alloc_tmp(g[k], total), total};
+    run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), total / e, c),
+              [&](int k, const Slice& s) { return staged[size_t(g[size_t(k)])].sub(s.off, s.len); });
+  };
+  for (auto& g : L.subnets) spread(g);
+  for (auto& g : L.hosts) spread(g);
+  for (int r = 0; r < p; ++r) unpack(r, staged[size_t(r)]);
   return b.finish();
 }
 
-// Reduce-scatter (equal blocks): every rank lays its vector out in level
-// order; combine up to the subnet leaders (host reduces, subnet reduces),
-// a reduce-scatter among the subnet leaders hands each its subnet's blocks,
-// then scatters inside each subnet and each host deliver the blocks.
-Schedule reduce_scatter_block(const GenContext& ctx) {
+// Reduce-scatter (equal blocks, or reduce_scatter's counts): every rank
+// lays its vector out in level order; combine up to the subnet leaders
+// (host reduces, subnet reduces), a reduce-scatter among the subnet leaders
+// hands each its subnet's blocks, then scatters inside each subnet and
+// each host deliver the blocks.
+Schedule reduce_scatter(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, "hierarchical");
   const Levels L = levels_of(ctx.model, c.nranks, 0);
   const int p = c.nranks;
-  const uint64_t blk = c.count * c.elem_size, all = uint64_t(p) * blk;
+  const uint64_t e = c.elem_size;
+  const Blocks blocks = c.op == CollOp::reduce_scatter ? blocks_of(c.counts, c.elem_size)
+                                                       : even_blocks(c.count * uint64_t(p), c.elem_size, p);
+  auto len = [&](int r) { return blocks.len[size_t(r)]; };
+  const uint64_t all = blocks.span(0, p);
   const std::vector<int> order = level_order(L);
-  std::vector<size_t> pos(static_cast<size_t>(p));
-  for (size_t i = 0; i < order.size(); ++i) pos[size_t(order[i])] = i;
+  std::vector<uint64_t> at(order.size(), 0);  // where order[i]'s block lies in level order
+  for (size_t i = 1; i < order.size(); ++i) at[i] = at[i - 1] + len(order[i - 1]);
   // The permuted input of every rank.
   std::vector<Slice> partial(static_cast<size_t>(p));
   for (int r = 0; r < p; ++r) {
     partial[size_t(r)] = {Buf::tmp, b.alloc_tmp(r, all), all};
     if (!b.wants(r)) continue;
     for (size_t i = 0; i < order.size(); ++i)
-      b.copy(r, partial[size_t(r)].sub(i * blk, blk), {Buf::in, uint64_t(order[i]) * blk, blk});
+      if (len(order[i]))
+        b.copy(r, partial[size_t(r)].sub(at[i], len(order[i])), {Buf::in, blocks.off[size_t(order[i])], len(order[i])});
   }
   auto reduce_to_leader = [&](const std::vector<int>& g) {
     if (g.size() <= 1) return;
     const Slice dest{Buf::tmp, b.alloc_tmp(g[0], all), all};
-    run_phase(b, ctx, g, sub_call(CollOp::reduce, int(g.size()), uint64_t(p) * c.count, c), [&](int k, const Slice& sl) {
+    run_phase(b, ctx, g, sub_call(CollOp::reduce, int(g.size()), all / e, c), [&](int k, const Slice& sl) {
       if (sl.buf == Buf::in) return partial[size_t(g[size_t(k)])].sub(sl.off, sl.len);
       return dest.sub(sl.off, sl.len);
     });
@@ -462,21 +524,24 @@ Schedule reduce_scatter_block(const GenContext& ctx) {
   };
   for (auto& g : L.hosts) reduce_to_leader(g);
   for (auto& g : L.subnets) reduce_to_leader(g);
-  // Ranks per host and per subnet (by leader), and where each leader's
-  // blocks begin in level order.
-  std::map<int, uint64_t> host_ranks, subnet_ranks;
-  for (auto& g : L.hosts) host_ranks[g[0]] = g.size();
+  // Bytes per host and per subnet (by leader), and the hosts' ranks.
+  std::map<int, uint64_t> host_bytes, subnet_bytes;
+  std::map<int, const std::vector<int>*> host_of_leader;
+  for (auto& g : L.hosts) {
+    host_of_leader[g[0]] = &g;
+    for (int r : g) host_bytes[g[0]] += len(r);
+  }
   for (auto& g : L.subnets)
-    for (int h : g) subnet_ranks[g[0]] += host_ranks[h];
-  // Top: subnet leader s gets its subnet's blocks (contiguous from pos[s]).
+    for (int h : g) subnet_bytes[g[0]] += host_bytes[h];
+  // Top: subnet leader s gets its subnet's blocks (contiguous in level order).
   std::vector<Slice> mine(static_cast<size_t>(p));
   for (int s : L.top) {
-    const uint64_t len = subnet_ranks[s] * blk;
-    mine[size_t(s)] = L.top.size() > 1 ? Slice{Buf::tmp, b.alloc_tmp(s, len), len} : partial[size_t(s)].sub(0, len);
+    const uint64_t n = subnet_bytes[s];
+    mine[size_t(s)] = L.top.size() > 1 ? Slice{Buf::tmp, b.alloc_tmp(s, n), n} : partial[size_t(s)].sub(0, n);
   }
   if (L.top.size() > 1) {
     std::vector<uint64_t> counts;
-    for (int s : L.top) counts.push_back(subnet_ranks[s] * c.count);
+    for (int s : L.top) counts.push_back(subnet_bytes[s] / e);
     Collective rs = Collective::make_v(CollOp::reduce_scatter, counts, 0, c.elem_size);
     rs.order_free = c.order_free;
     run_phase(b, ctx, L.top, rs, [&](int k, const Slice& sl) {
@@ -486,35 +551,148 @@ Schedule reduce_scatter_block(const GenContext& ctx) {
   }
   // Inside each subnet: the leader's blocks to its hosts' leaders.
   for (auto& g : L.subnets) {
+    if (g.size() <= 1) continue;
     std::vector<uint64_t> counts;
-    for (int h : g) counts.push_back(host_ranks[h] * c.count);
-    for (size_t k = 1; k < g.size(); ++k) {
-      const uint64_t len = host_ranks[g[k]] * blk;
-      mine[size_t(g[k])] = {Buf::tmp, b.alloc_tmp(g[k], len), len};
-    }
-    if (g.size() > 1) {
-      Collective sc = Collective::make_v(CollOp::scatterv, counts, 0, c.elem_size);
-      const Slice from = mine[size_t(g[0])];
-      std::vector<Slice> to(g.size());
-      for (size_t k = 0; k < g.size(); ++k)
-        to[k] = k == 0 ? Slice{Buf::tmp, b.alloc_tmp(g[0], host_ranks[g[0]] * blk), host_ranks[g[0]] * blk}
-                       : mine[size_t(g[k])];
-      run_phase(b, ctx, g, sc, [&](int k, const Slice& sl) {
-        return sl.buf == Buf::in ? from.sub(sl.off, sl.len) : to[size_t(k)].sub(sl.off, sl.len);
-      });
-      mine[size_t(g[0])] = to[0];
-    }
+    for (int h : g) counts.push_back(host_bytes[h] / e);
+    for (size_t k = 1; k < g.size(); ++k) mine[size_t(g[k])] = {Buf::tmp, b.alloc_tmp(g[k], host_bytes[g[k]]), host_bytes[g[k]]};
+    const Slice from = mine[size_t(g[0])];
+    std::vector<Slice> to(g.size());
+    for (size_t k = 0; k < g.size(); ++k)
+      to[k] = k == 0 ? Slice{Buf::tmp, b.alloc_tmp(g[0], host_bytes[g[0]]), host_bytes[g[0]]} : mine[size_t(g[k])];
+    run_phase(b, ctx, g, blocks_call(CollOp::scatter, CollOp::scatterv, counts, c), [&](int k, const Slice& sl) {
+      return sl.buf == Buf::in ? from.sub(sl.off, sl.len) : to[size_t(k)].sub(sl.off, sl.len);
+    });
+    mine[size_t(g[0])] = to[0];
   }
-  // Inside each host: one block each, into out.
+  // Inside each host: each rank its block, into out.
   for (auto& g : L.hosts) {
     const Slice from = mine[size_t(g[0])];
     if (g.size() == 1) {
-      if (b.wants(g[0])) b.copy(g[0], {Buf::out, 0, blk}, from.sub(0, blk));
+      if (b.wants(g[0]) && len(g[0])) b.copy(g[0], {Buf::out, 0, len(g[0])}, from.sub(0, len(g[0])));
       continue;
     }
-    run_phase(b, ctx, g, sub_call(CollOp::scatter, int(g.size()), c.count, c), [&](int, const Slice& sl) {
+    std::vector<uint64_t> counts;
+    for (int r : g) counts.push_back(len(r) / e);
+    run_phase(b, ctx, g, blocks_call(CollOp::scatter, CollOp::scatterv, counts, c), [&](int, const Slice& sl) {
       return sl.buf == Buf::in ? from.sub(sl.off, sl.len) : sl;
     });
+  }
+  return b.finish();
+}
+
+// Are every host's ranks consecutive, and every subnet's? (A prefix over
+// ranks then splits at hosts and subnets.)
+bool consecutive(const Levels& L) {
+  std::map<int, const std::vector<int>*> host_of_leader;
+  for (auto& g : L.hosts) host_of_leader[g[0]] = &g;
+  auto span_ok = [](const std::vector<int>& ranks) {
+    if (ranks.empty()) return true;
+    const auto [lo, hi] = std::minmax_element(ranks.begin(), ranks.end());
+    return size_t(*hi - *lo) + 1 == ranks.size();
+  };
+  for (auto& g : L.hosts)
+    if (!span_ok(g)) return false;
+  for (auto& g : L.subnets) {
+    std::vector<int> ranks;
+    for (int h : g) ranks.insert(ranks.end(), host_of_leader[h]->begin(), host_of_leader[h]->end());
+    if (!span_ok(ranks)) return false;
+  }
+  return true;
+}
+
+// Scan and exscan (every host's and subnet's ranks consecutive): inside
+// each host an exscan (the ranks before, on the host) and a reduce (the
+// host's sum); among each subnet's hosts an exscan and a reduce of those
+// sums; among the subnets an exscan of theirs; then each subnet's offset
+// is broadcast to its hosts, each host's to its ranks, and every rank adds
+// the three parts (and, for scan, its own input). Across the slow links one
+// exscan among the subnet leaders.
+Schedule scan(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const bool ex = c.op == CollOp::exscan;
+  Builder b = make_builder(ctx, "hierarchical");
+  Levels L = levels_of(ctx.model, c.nranks, 0);
+  if (!consecutive(L))
+    throw InputError("hierarchical scan/exscan needs every host's and every subnet's ranks to be consecutive");
+  // Groups in rank order (leaders the lowest ranks), whatever order the
+  // ring gave the leaders.
+  for (auto& g : L.subnets) std::sort(g.begin(), g.end());
+  L.top.clear();
+  for (auto& g : L.subnets) L.top.push_back(g[0]);
+  std::sort(L.top.begin(), L.top.end());
+  const int p = c.nranks;
+  const uint64_t m = vector_bytes(c);
+  const Slice in{Buf::in, 0, m}, out{Buf::out, 0, m};
+  auto fresh = [&](int r) { return Slice{Buf::tmp, b.alloc_tmp(r, m), m}; };
+  using Part = std::optional<Slice>;  // nothing: the identity (no ranks before)
+  // x ⊕ y at rank r, where both may be the identity.
+  auto combine = [&](int r, const Part& x, const Part& y) -> Part {
+    if (!x) return y;
+    if (!y) return x;
+    const Slice d = fresh(r);
+    if (b.wants(r)) {
+      b.copy(r, d, *x);
+      b.reduce(r, d, *y);
+    }
+    return d;
+  };
+  // The exscan (into excl[]) and the sum at the leader (into sum[g[0]]) of
+  // the parts `of` of a group's members, in rank order.
+  auto prefix_and_sum = [&](const std::vector<int>& g, std::vector<Slice>& of, std::vector<Part>& excl,
+                            std::vector<Slice>* sum) {
+    if (g.size() == 1) {
+      if (sum) (*sum)[size_t(g[0])] = of[size_t(g[0])];
+      return;
+    }
+    const Slice scratch = fresh(g[0]);  // member 0's exscan output is undefined
+    for (size_t k = 1; k < g.size(); ++k) excl[size_t(g[k])] = fresh(g[k]);
+    run_phase(b, ctx, g, sub_call(CollOp::exscan, int(g.size()), c.count, c), [&](int k, const Slice& s) {
+      const int r = g[size_t(k)];
+      if (s.buf == Buf::in) return of[size_t(r)].sub(s.off, s.len);
+      return (k == 0 ? scratch : *excl[size_t(r)]).sub(s.off, s.len);
+    });
+    if (!sum) return;
+    const Slice total = fresh(g[0]);
+    run_phase(b, ctx, g, sub_call(CollOp::reduce, int(g.size()), c.count, c), [&](int k, const Slice& s) {
+      if (s.buf == Buf::in) return of[size_t(g[size_t(k)])].sub(s.off, s.len);
+      return total.sub(s.off, s.len);
+    });
+    (*sum)[size_t(g[0])] = total;
+  };
+  std::vector<Slice> input(static_cast<size_t>(p), in), host_sum(static_cast<size_t>(p)), subnet_sum(static_cast<size_t>(p));
+  std::vector<Part> in_host(static_cast<size_t>(p)), in_subnet(static_cast<size_t>(p)), among(static_cast<size_t>(p));
+  const bool top = L.top.size() > 1;
+  for (auto& g : L.hosts) prefix_and_sum(g, input, in_host, &host_sum);  // root 0: members in rank order
+  for (auto& g : L.subnets) prefix_and_sum(g, host_sum, in_subnet, top ? &subnet_sum : nullptr);
+  if (top) prefix_and_sum(L.top, subnet_sum, among, nullptr);
+  // Offsets down: a subnet's (the subnets before it) to its host leaders,
+  // each host's (subnets and hosts before it) to its ranks.
+  auto spread = [&](const std::vector<int>& g, std::vector<Part>& part) {
+    const Part from = part[size_t(g[0])];
+    if (!from || g.size() == 1) return;
+    for (size_t k = 1; k < g.size(); ++k) part[size_t(g[k])] = fresh(g[k]);
+    run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c),
+              [&](int k, const Slice& s) { return part[size_t(g[size_t(k)])]->sub(s.off, s.len); });
+  };
+  std::vector<Part> host_offset(static_cast<size_t>(p));
+  for (auto& g : L.subnets) {
+    spread(g, among);
+    for (int h : g) host_offset[size_t(h)] = combine(h, among[size_t(h)], in_subnet[size_t(h)]);
+  }
+  for (auto& g : L.hosts) spread(g, host_offset);
+  for (int r = 0; r < p; ++r) {
+    if (!b.wants(r)) continue;
+    const Part excl = combine(r, host_offset[size_t(r)], in_host[size_t(r)]);
+    if (ex) {
+      if (excl) b.copy(r, out, *excl);  // rank 0's output is undefined
+    } else if (!excl) {
+      if (!c.in_place) b.copy(r, out, in);
+    } else if (c.in_place) {
+      b.reduce(r, out, *excl);  // out holds the input
+    } else {
+      b.copy(r, out, in);
+      b.reduce(r, out, *excl);
+    }
   }
   return b.finish();
 }
@@ -779,8 +957,12 @@ Schedule generate(const GenContext& ctx) {
     case CollOp::bcast: return bcast(ctx);
     case CollOp::reduce: return reduce(ctx);
     case CollOp::allreduce: return param_int(ctx, "slices", 0) ? allreduce_slices(ctx) : allreduce(ctx);
-    case CollOp::allgather: return allgather(ctx);
-    case CollOp::reduce_scatter_block: return reduce_scatter_block(ctx);
+    case CollOp::allgather:
+    case CollOp::allgatherv: return allgather(ctx);
+    case CollOp::reduce_scatter_block:
+    case CollOp::reduce_scatter: return reduce_scatter(ctx);
+    case CollOp::scan:
+    case CollOp::exscan: return scan(ctx);
     case CollOp::alltoall: return alltoall_leaders(ctx);
     case CollOp::gather:
     case CollOp::scatter: return gather_or_scatter(ctx);
@@ -791,7 +973,9 @@ Schedule generate(const GenContext& ctx) {
 
 // Only where the machine has levels to follow.
 bool distinct(const Collective& c, const MachineModel& m) {
-  return !levels_of(m, c.nranks, has_root(c.op) ? c.root : 0).trivial();
+  const Levels L = levels_of(m, c.nranks, has_root(c.op) ? c.root : 0);
+  if (L.trivial()) return false;
+  return (c.op != CollOp::scan && c.op != CollOp::exscan) || consecutive(L);
 }
 
 // Vectors of 64 KiB and more also in 2 … 16 pieces.
@@ -817,8 +1001,10 @@ std::vector<std::string> all_variants(const Collective& c, const MachineModel& m
 Algorithm hierarchical_algorithm() {
   Algorithm a;
   a.name = "hierarchical";
-  a.ops = {CollOp::bcast,     CollOp::reduce,   CollOp::allreduce, CollOp::allgather, CollOp::reduce_scatter_block,
-           CollOp::alltoall,  CollOp::gather,   CollOp::scatter,   CollOp::barrier};
+  a.ops = {CollOp::bcast,    CollOp::reduce,         CollOp::allreduce, CollOp::allgather,
+           CollOp::allgatherv, CollOp::reduce_scatter_block, CollOp::reduce_scatter, CollOp::alltoall,
+           CollOp::gather,   CollOp::scatter,        CollOp::barrier,   CollOp::scan,
+           CollOp::exscan};
   a.description = "phases inside hosts, inside subnets and among subnets, each phase's algorithm chosen by the model";
   a.steps = "the sum of the phases' steps";
   a.bytes = "across subnets: one vector per subnet (allgather: the subnet's blocks)";

@@ -45,6 +45,16 @@ Levels levels_of(const MachineModel& m, int n, int root) {
   L.hosts = group_by(all, host);
   std::vector<int> host_leaders;
   for (auto& g : L.hosts) host_leaders.push_back(g[0]);
+  // With the probe's ring, a subnet's hosts and the subnets follow it from
+  // the root's host on (ECO §6): a ring-shaped phase among leaders then
+  // crosses each slow link once.
+  const bool ring = t && !t->ring_position.empty() && n > 0;
+  if (ring) {
+    const int H = t->hosts();
+    const int start = t->ring_position[size_t(host(root))];
+    auto along = [&](int r) { return (t->ring_position[size_t(host(r))] - start + H) % H; };
+    std::stable_sort(host_leaders.begin(), host_leaders.end(), [&](int a, int b) { return along(a) < along(b); });
+  }
   L.subnets = group_by(host_leaders, subnet);
   for (auto& g : L.subnets) L.top.push_back(g[0]);
   return L;
@@ -120,7 +130,9 @@ std::string best_flat(const Collective& sub, const MachineModel& gm) {
     for (const std::string& spec : specs) {
       try {
         Schedule s = generate(spec, sub, gm, -1, kPhaseOps);
-        const double t = simulate(s, gm, {false}).makespan;
+        SimOptions quiet;
+        quiet.timeline = false;
+        const double t = simulate(s, gm, quiet).makespan;
         if (t < best_t * (1 - 1e-9)) best_t = t, best = spec;
       } catch (const TooLarge&) {
       } catch (const InputError&) {  // the setting does not fit this group

@@ -20,9 +20,10 @@ namespace hetcoll {
 
 struct Levels {
   // Each group lists schedule ranks, its leader first, the others in rank
-  // order. hosts: every host's ranks; subnets: every subnet's host leaders;
-  // top: the subnet leaders. The root (rank 0 for rootless operations)
-  // leads its host, its subnet and the top.
+  // order — or, where the topology has the probe's ring, subnets' hosts and
+  // the top along the ring from the root's host. hosts: every host's ranks;
+  // subnets: every subnet's host leaders; top: the subnet leaders. The root
+  // (rank 0 for rootless operations) leads its host, its subnet and the top.
   std::vector<std::vector<int>> hosts, subnets;
   std::vector<int> top;
   bool trivial() const;  // one level has all the ranks: nothing to compose

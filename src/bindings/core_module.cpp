@@ -321,7 +321,9 @@ NB_MODULE(_core, m) {
       .def("simulate",
            [](const Schedule& s, const MachineModel& mm, bool timeline) {
              nb::gil_scoped_release release;
-             return simulate(s, mm, {timeline, {}});
+             SimOptions o;
+             o.timeline = timeline;
+             return simulate(s, mm, o);
            },
            "model"_a, "timeline"_a = true)
       .def("to_text", [](const Schedule& s) { return to_text(s); })

@@ -92,6 +92,17 @@ void ProfileModel::build_topology(const Profile& p) {
     t->uplink_out[size_t(a)] = t->uplink_in[size_t(a)] = int(t->links.size());
     t->links.push_back({cat("uplink(subnet ", a, ")"), up[size_t(a)]});
   }
+  // The probe's ring (profile hosts in ring order), where it covers every host once.
+  if (p.ring.size() == size_t(H)) {
+    std::vector<int> pos(size_t(H), -1);
+    bool ok = true;
+    for (size_t i = 0; i < p.ring.size(); ++i) {
+      const int h = p.ring[i];
+      if (h < 0 || h >= H || pos[size_t(h)] >= 0) { ok = false; break; }
+      pos[size_t(h)] = int(i);
+    }
+    if (ok) t->ring_position = pos;
+  }
   t->check();
   topo_ = t;
 }

@@ -44,6 +44,14 @@ void Topology::check() const {
   if (int(uplink_in.size()) != S) throw InputError("topology: one uplink entry per subnet is needed");
   for (int s : subnet_of_host)
     if (s < 0 || s >= S) throw InputError(cat("topology: host in subnet ", s, " of ", S));
+  if (!ring_position.empty()) {
+    if (int(ring_position.size()) != H) throw InputError("topology: the ring needs one position per host");
+    std::vector<bool> seen(size_t(H), false);
+    for (int x : ring_position) {
+      if (x < 0 || x >= H || seen[size_t(x)]) throw InputError("topology: the ring's positions must be 0 … hosts-1, each once");
+      seen[size_t(x)] = true;
+    }
+  }
   for (int h = 0; h < H; ++h)
     if (!link_ok(nic_up[size_t(h)]) || !link_ok(nic_down[size_t(h)]))
       throw InputError(cat("topology: host ", h, " names a link that does not exist"));

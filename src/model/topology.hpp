@@ -40,6 +40,10 @@ class Topology {
   std::vector<int> uplink_out, uplink_in;    // per subnet
   std::vector<NetLink> links;
   std::vector<std::string> host_names, subnet_names;  // for explanations (may be empty)
+  // Per host: its place on the probe's ring (ECO §6: subnets visited in
+  // turn, hosts of a subnet one after another); empty when there is none.
+  // Hierarchical collectives order their leaders along it.
+  std::vector<int> ring_position;
 
   int ranks() const { return int(host_of_rank.size()); }
   int hosts() const { return int(subnet_of_host.size()); }

@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "../support/collectives.hpp"
+#include "util/error.hpp"
 #include "algorithms/hierarchy.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
@@ -15,6 +17,8 @@
 #include "sim/simulator.hpp"
 
 using namespace hetcoll;
+using hetcoll::testing::has_variants;
+using hetcoll::testing::make_test_collective;
 
 TEST(Hierarchical, ValidOnEveryLayout) {
   const char* machines[] = {
@@ -25,7 +29,7 @@ TEST(Hierarchical, ValidOnEveryLayout) {
       "cluster:subnets=2+3,ranks=2",
       "cluster:subnets=1+4+2,ranks=2,layout=round",
   };
-  size_t checked = 0;
+  size_t checked = 0, declined = 0;
   for (const char* spec : machines) {
     ModelPtr m = parse_model(spec);
     for (CollOp op : find_algorithm("hierarchical").ops) {
@@ -35,15 +39,25 @@ TEST(Hierarchical, ValidOnEveryLayout) {
         for (int r = p - 1; r >= 0; --r) map.push_back(r);
         ModelPtr g = map_model(m, map);
         for (int root = 0; root < (has_root(op) ? p : 1); ++root) {
-          for (uint64_t count : {0u, 1u, 7u, 4096u, 100000u}) {
-            Collective c = Collective::make(op, p, op == CollOp::barrier ? 0 : count, root, 1);
+          for (uint64_t count : {0u, 1u, 7u, 4096u, 100000u})
+          for (int variant = 0; variant < (has_variants(op) ? 3 : 1); ++variant) {
+            Collective c = make_test_collective(op, p, root, op == CollOp::barrier ? 0 : count, variant);
             if (op == CollOp::allreduce) c = Collective::make(op, p, count, root, 8);
+            // Only scans decline a layout: hosts or subnets whose ranks are not consecutive.
+            if ((op == CollOp::scan || op == CollOp::exscan) && count > 0 && !levels_of(*g, p, 0).trivial() &&
+                !find_algorithm("hierarchical").distinct(c, *g)) {
+              EXPECT_THROW(generate("hierarchical", c, *g), InputError) << spec << " " << c.describe();
+              ++declined;
+              continue;
+            }
             for (const char* algo : {"hierarchical", "hierarchical[pieces=3]", "hierarchical[slices=1]",
                                      "hierarchical[direct=1]"}) {
               Schedule s = generate(algo, c, *g);
               ValidationReport rep = validate(s);
               ASSERT_TRUE(rep.ok) << spec << " " << algo << " " << c.describe() << ": " << rep.summary();
-              if (op == CollOp::allreduce) ASSERT_TRUE(rep.rank_consistent) << spec << " " << c.describe();
+              if (op == CollOp::allreduce) {
+                ASSERT_TRUE(rep.rank_consistent) << spec << " " << c.describe();
+              }
               ValidationReport frep = validate(optimize_for_execution(s));
               ASSERT_TRUE(frep.ok) << "optimized " << spec << " " << algo << " " << c.describe() << ": "
                                    << frep.summary();
@@ -61,6 +75,7 @@ TEST(Hierarchical, ValidOnEveryLayout) {
     }
   }
   EXPECT_GT(checked, 1000u);
+  EXPECT_GT(declined, 10u);
 }
 
 TEST(Hierarchical, LevelsFollowTheTopology) {
@@ -72,6 +87,32 @@ TEST(Hierarchical, LevelsFollowTheTopology) {
   EXPECT_EQ(L.top, (std::vector<int>{4, 2}));
   EXPECT_FALSE(L.trivial());
   EXPECT_TRUE(levels_of(*parse_model("hockney:alpha=1us,beta=1ns"), 8, 0).trivial());
+}
+
+TEST(Hierarchical, LeadersFollowTheProbesRing) {
+  // The probe's ring on SimGrid's three subnets enters subnet b at b3 and
+  // subnet c at c3: hosts 0…7, 11, 8, 9, 10, 15, 12, 13, 14.
+  ModelPtr m = parse_model(std::string("profile:") + HETCOLL_SOURCE_DIR +
+                           "/bench/results/smpi_harness/profiles/three_subnets.json");
+  ASSERT_TRUE(m->topology() && !m->topology()->ring_position.empty());
+  Levels L = levels_of(*m, 16, 0);
+  EXPECT_EQ(L.top, (std::vector<int>{0, 11, 15}));
+  EXPECT_EQ(L.subnets[1], (std::vector<int>{11, 8, 9, 10}));
+  // From another root, along the ring from its host (and back round).
+  L = levels_of(*m, 16, 9);
+  EXPECT_EQ(L.top, (std::vector<int>{9, 15, 0}));
+  EXPECT_EQ(L.subnets[0], (std::vector<int>{9, 10, 11, 8}));
+  // Every collective stays valid with leaders in ring order.
+  for (CollOp op : find_algorithm("hierarchical").ops)
+    for (int root : {0, 9}) {
+      Collective c = make_test_collective(op, 16, has_root(op) ? root : 0, op == CollOp::barrier ? 0 : 24, 2);
+      ValidationReport rep = validate(generate("hierarchical", c, *m));
+      EXPECT_TRUE(rep.ok) << c.describe() << ": " << rep.summary();
+    }
+  // A ring that names a host twice is refused.
+  Topology t = *m->topology();
+  t.ring_position[3] = t.ring_position[4];
+  EXPECT_THROW(t.check(), InputError);
 }
 
 TEST(Hierarchical, WinsAcrossSlowSharedUplinks) {
