@@ -30,7 +30,7 @@ def explain_rows(candidates, model, n_bytes):
         else:
             lat, bw, cp = (format_time(c[k], unit) for k in ("latency", "bandwidth", "compute"))
         rows.append([str(i), c["algorithm"], format_time(c["predicted"], unit), lat, bw, cp,
-                     str(c["messages"]) if 0 < c["messages"] < 1 << 63 else "-", "closed form" if c["closed_form"] else "estimated" if c.get("estimated") else "simulated"])
+                     str(c["messages"]) if 0 < c["messages"] < 1 << 63 else "-", "closed form" if c["closed_form"] else "phases simulated" if c.get("from_parts") else "estimated" if c.get("estimated") else "simulated"])
     return rows
 
 

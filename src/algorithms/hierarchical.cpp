@@ -115,13 +115,13 @@ Slice shift(const Slice& s, uint64_t by) { return {s.buf, s.off + by, s.len}; }
 Schedule bcast(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, name_of(ctx));
-  const Levels L = levels_of(ctx.model, c.nranks, c.root);
+  const Levels L = levels_of(ctx.model, c.nranks, c.root, true);
   for (const Piece& pc : pieces_of(ctx)) {
     const uint64_t at = pc.first * c.elem_size;
     auto place = [at](int, const Slice& s) { return shift(s, at); };
     run_phase(b, ctx, L.top, sub_call(CollOp::bcast, int(L.top.size()), pc.count, c), place);
-    for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place);
-    for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place);
+    for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place, &L.like(g));
+    for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place, &L.like(g));
   }
   return b.finish();
 }
@@ -149,7 +149,7 @@ std::vector<Slice> reduce_up(Builder& b, const GenContext& ctx, const Levels& L,
     run_phase(b, ctx, g, sub_call(CollOp::reduce, int(g.size()), pc.count, c), [&](int k, const Slice& s) {
       if (s.buf == Buf::in) return partial[size_t(g[size_t(k)])].sub(s.off, s.len);
       return dest.sub(s.off, s.len);  // out: the leader's
-    });
+    }, &L.like(g));
     partial[size_t(leader)] = dest;
   };
   for (auto& g : L.hosts) phase(g, 0);
@@ -161,7 +161,7 @@ std::vector<Slice> reduce_up(Builder& b, const GenContext& ctx, const Levels& L,
 Schedule reduce(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, name_of(ctx));
-  const Levels L = levels_of(ctx.model, c.nranks, c.root);
+  const Levels L = levels_of(ctx.model, c.nranks, c.root, true);
   for (const Piece& pc : pieces_of(ctx)) {
     const Slice out{Buf::out, pc.first * c.elem_size, pc.count * c.elem_size};
     std::vector<Slice> partial = reduce_up(b, ctx, L, true, &out, pc);
@@ -173,7 +173,7 @@ Schedule reduce(const GenContext& ctx) {
 Schedule allreduce(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, name_of(ctx));
-  const Levels L = levels_of(ctx.model, c.nranks, 0);
+  const Levels L = levels_of(ctx.model, c.nranks, 0, true);
   // Combine below the highest level that has several groups, allreduce
   // there, broadcast back down.
   const bool top = L.top.size() > 1, subnet = !top && L.subnets[0].size() > 1;
@@ -193,9 +193,9 @@ Schedule allreduce(const GenContext& ctx) {
     });
     if (group.size() <= 1 && b.wants(group[0])) b.copy(group[0], out, partial[size_t(group[0])]);
     if (top)
-      for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place);
+      for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place, &L.like(g));
     if (top || subnet)
-      for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place);
+      for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place, &L.like(g));
   }
   return b.finish();
 }
@@ -209,7 +209,7 @@ Schedule allreduce(const GenContext& ctx) {
 Schedule allreduce_slices(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, "hierarchical[slices=1]");
-  const Levels L = levels_of(ctx.model, c.nranks, 0);
+  const Levels L = levels_of(ctx.model, c.nranks, 0, true);
   Levels hosts_only = L;
   for (auto& g : hosts_only.subnets) g.resize(1);
   const std::vector<Slice> partial = reduce_up(b, ctx, hosts_only, false, nullptr, Piece{0, c.count});
@@ -240,7 +240,7 @@ Schedule allreduce_slices(const GenContext& ctx) {
       const int r = g[size_t(k)];
       if (sl.buf == Buf::in) return partial[size_t(r)].sub(sl.off, sl.len);
       return T[size_t(r)].sub(sl.off, sl.len);
-    });
+    }, &L.like(g));
   }
   for (size_t k = 0; k < K; ++k) {
     std::vector<int> across;
@@ -264,10 +264,10 @@ Schedule allreduce_slices(const GenContext& ctx) {
     run_phase(b, ctx, g, ag, [&](int k, const Slice& sl) {
       if (sl.buf == Buf::in) return U[size_t(g[size_t(k)])].sub(sl.off, sl.len);
       return sl;  // out: the vector, slices in order
-    });
+    }, &L.like(g));
   }
   auto same = [](int, const Slice& sl) { return sl; };
-  for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same);
+  for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c), same, &L.like(g));
   return b.finish();
 }
 
@@ -279,7 +279,7 @@ Schedule gather_or_scatter(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const bool gather = c.op == CollOp::gather;
   Builder b = make_builder(ctx, "hierarchical");
-  const Levels L = levels_of(ctx.model, c.nranks, c.root);
+  const Levels L = levels_of(ctx.model, c.nranks, c.root, true);
   const uint64_t blk = c.count * c.elem_size;
   const int p = c.nranks, root = c.root;
   const std::vector<int> order = level_order(L);  // the root's staging, block i from/to order[i]
@@ -310,7 +310,7 @@ Schedule gather_or_scatter(const GenContext& ctx) {
       run_phase(b, ctx, g, sub_call(c.op, int(g.size()), c.count, c), [&](int, const Slice& sl) {
         if ((sl.buf == Buf::out) == gather) return st.sub(sl.off, sl.len);  // the root's side
         return sl;
-      });
+      }, &L.like(g));
     }
   };
   auto subnet_phase = [&] {
@@ -323,7 +323,7 @@ Schedule gather_or_scatter(const GenContext& ctx) {
       run_phase(b, ctx, g, sub, [&](int k, const Slice& sl) {
         const bool root_side = (sl.buf == Buf::out) == gather;
         return root_side ? st.sub(sl.off, sl.len) : host_stage[size_t(g[size_t(k)])].sub(sl.off, sl.len);
-      });
+      }, &L.like(g));
     }
   };
   auto top_phase = [&] {
@@ -379,7 +379,7 @@ Collective blocks_call(CollOp regular, CollOp v, const std::vector<uint64_t>& co
 Schedule allgather(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, "hierarchical");
-  const Levels L = levels_of(ctx.model, c.nranks, 0);
+  const Levels L = levels_of(ctx.model, c.nranks, 0, true);
   const int p = c.nranks;
   const uint64_t e = c.elem_size;
   const Blocks blocks = coll_blocks(c);
@@ -407,7 +407,7 @@ Schedule allgather(const GenContext& ctx) {
     run_phase(b, ctx, g, blocks_call(CollOp::gather, CollOp::gatherv, counts, c), [&](int k, const Slice& s) {
       if (s.buf == Buf::in) return own(g[size_t(k)]).sub(s.off, s.len);
       return st.sub(s.off, s.len);
-    });
+    }, &L.like(g));
     host_stage[size_t(lead)] = st;
   }
   for (auto& g : L.subnets) {
@@ -429,7 +429,7 @@ Schedule allgather(const GenContext& ctx) {
     run_phase(b, ctx, g, sub, [&](int k, const Slice& s) {
       if (s.buf == Buf::in) return host_stage[size_t(g[size_t(k)])].sub(s.off, s.len);
       return st.sub(s.off, s.len);
-    });
+    }, &L.like(g));
     subnet_stage[size_t(lead)] = st;
   }
   // Top: every subnet leader gets all blocks, in the order of `order`.
@@ -468,8 +468,8 @@ Schedule allgather(const GenContext& ctx) {
   auto same = [](int, const Slice& s) { return s; };
   if (contiguous(blocks)) {
     for (int s : L.top) unpack(s, all[size_t(s)]);
-    for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), total / e, c), same);
-    for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), total / e, c), same);
+    for (auto& g : L.subnets) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), total / e, c), same, &L.like(g));
+    for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), total / e, c), same, &L.like(g));
     return b.finish();
   }
   // Gaps or blocks out of rank order: broadcast the staging, unpack everywhere.
@@ -478,7 +478,7 @@ Schedule allgather(const GenContext& ctx) {
     if (g.size() <= 1) return;
     for (size_t k = 1; k < g.size(); ++k) staged[size_t(g[k])] = {Buf::tmp, b.alloc_tmp(g[k], total), total};
     run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), total / e, c),
-              [&](int k, const Slice& s) { return staged[size_t(g[size_t(k)])].sub(s.off, s.len); });
+              [&](int k, const Slice& s) { return staged[size_t(g[size_t(k)])].sub(s.off, s.len); }, &L.like(g));
   };
   for (auto& g : L.subnets) spread(g);
   for (auto& g : L.hosts) spread(g);
@@ -494,7 +494,7 @@ Schedule allgather(const GenContext& ctx) {
 Schedule reduce_scatter(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, "hierarchical");
-  const Levels L = levels_of(ctx.model, c.nranks, 0);
+  const Levels L = levels_of(ctx.model, c.nranks, 0, true);
   const int p = c.nranks;
   const uint64_t e = c.elem_size;
   const Blocks blocks = c.op == CollOp::reduce_scatter ? blocks_of(c.counts, c.elem_size)
@@ -519,7 +519,7 @@ Schedule reduce_scatter(const GenContext& ctx) {
     run_phase(b, ctx, g, sub_call(CollOp::reduce, int(g.size()), all / e, c), [&](int k, const Slice& sl) {
       if (sl.buf == Buf::in) return partial[size_t(g[size_t(k)])].sub(sl.off, sl.len);
       return dest.sub(sl.off, sl.len);
-    });
+    }, &L.like(g));
     partial[size_t(g[0])] = dest;
   };
   for (auto& g : L.hosts) reduce_to_leader(g);
@@ -561,7 +561,7 @@ Schedule reduce_scatter(const GenContext& ctx) {
       to[k] = k == 0 ? Slice{Buf::tmp, b.alloc_tmp(g[0], host_bytes[g[0]]), host_bytes[g[0]]} : mine[size_t(g[k])];
     run_phase(b, ctx, g, blocks_call(CollOp::scatter, CollOp::scatterv, counts, c), [&](int k, const Slice& sl) {
       return sl.buf == Buf::in ? from.sub(sl.off, sl.len) : to[size_t(k)].sub(sl.off, sl.len);
-    });
+    }, &L.like(g));
     mine[size_t(g[0])] = to[0];
   }
   // Inside each host: each rank its block, into out.
@@ -575,7 +575,7 @@ Schedule reduce_scatter(const GenContext& ctx) {
     for (int r : g) counts.push_back(len(r) / e);
     run_phase(b, ctx, g, blocks_call(CollOp::scatter, CollOp::scatterv, counts, c), [&](int, const Slice& sl) {
       return sl.buf == Buf::in ? from.sub(sl.off, sl.len) : sl;
-    });
+    }, &L.like(g));
   }
   return b.finish();
 }
@@ -611,12 +611,13 @@ Schedule scan(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const bool ex = c.op == CollOp::exscan;
   Builder b = make_builder(ctx, "hierarchical");
-  Levels L = levels_of(ctx.model, c.nranks, 0);
+  Levels L = levels_of(ctx.model, c.nranks, 0, true);
   if (!consecutive(L))
     throw InputError("hierarchical scan/exscan needs every host's and every subnet's ranks to be consecutive");
   // Groups in rank order (leaders the lowest ranks), whatever order the
   // ring gave the leaders.
   for (auto& g : L.subnets) std::sort(g.begin(), g.end());
+  L.subnet_like.clear();  // found for the groups as they were ordered
   L.top.clear();
   for (auto& g : L.subnets) L.top.push_back(g[0]);
   std::sort(L.top.begin(), L.top.end());
@@ -650,13 +651,13 @@ Schedule scan(const GenContext& ctx) {
       const int r = g[size_t(k)];
       if (s.buf == Buf::in) return of[size_t(r)].sub(s.off, s.len);
       return (k == 0 ? scratch : *excl[size_t(r)]).sub(s.off, s.len);
-    });
+    }, &L.like(g));
     if (!sum) return;
     const Slice total = fresh(g[0]);
     run_phase(b, ctx, g, sub_call(CollOp::reduce, int(g.size()), c.count, c), [&](int k, const Slice& s) {
       if (s.buf == Buf::in) return of[size_t(g[size_t(k)])].sub(s.off, s.len);
       return total.sub(s.off, s.len);
-    });
+    }, &L.like(g));
     (*sum)[size_t(g[0])] = total;
   };
   std::vector<Slice> input(static_cast<size_t>(p), in), host_sum(static_cast<size_t>(p)), subnet_sum(static_cast<size_t>(p));
@@ -672,7 +673,7 @@ Schedule scan(const GenContext& ctx) {
     if (!from || g.size() == 1) return;
     for (size_t k = 1; k < g.size(); ++k) part[size_t(g[k])] = fresh(g[k]);
     run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), c.count, c),
-              [&](int k, const Slice& s) { return part[size_t(g[size_t(k)])]->sub(s.off, s.len); });
+              [&](int k, const Slice& s) { return part[size_t(g[size_t(k)])]->sub(s.off, s.len); }, &L.like(g));
   };
   std::vector<Part> host_offset(static_cast<size_t>(p));
   for (auto& g : L.subnets) {
@@ -971,6 +972,103 @@ Schedule generate(const GenContext& ctx) {
   }
 }
 
+// What the phases cost: each level's slowest group (phases of one level run
+// at once, on disjoint links but for the uplinks the top phase alone
+// uses), levels one after another; K pieces pipeline, so the slowest
+// level's time beyond its latency (its time for one element) is paid K-1
+// more times — an allreduce's pieces pay their whole time again (each
+// piece's top allreduce waits for the one before on the leaders: what the
+// simulation of whole schedules shows). Every group's algorithm as chosen by its decider's
+// simulation: an estimate built from simulations, for where the whole
+// schedule is beyond the decision's budget (thousands of ranks).
+struct LevelCost {
+  double time = 0, latency = 0;  // latency: the same phases for one element
+  uint64_t messages = 0;
+};
+using SubFor = std::function<Collective(const std::vector<int>&)>;
+LevelCost level_cost(const GenContext& ctx, const Levels& L, const std::vector<std::vector<int>>& groups,
+                     const SubFor& sub, bool pipelined) {
+  LevelCost lc;
+  for (auto& g : groups) {
+    if (g.size() <= 1) continue;
+    const Collective call = sub(g);
+    const PhaseChoice pc = phase_choice(ctx, L.like(g), call);
+    lc.time = std::max(lc.time, pc.time);
+    lc.messages += pc.messages;
+    if (pipelined) {
+      Collective one = call;
+      one.count = std::min<uint64_t>(one.count, 1);
+      lc.latency = std::max(lc.latency, phase_choice(ctx, L.like(g), one).time);
+    }
+  }
+  return lc;
+}
+
+std::optional<Terms> estimate(const GenContext& ctx, const HockneyParams&) {
+  const Collective& c = ctx.coll;
+  const CollOp op = c.op;
+  const bool vec = op == CollOp::bcast || op == CollOp::reduce || op == CollOp::allreduce;
+  if ((!vec && op != CollOp::allgather) || param_int(ctx, "slices", 0) || param_int(ctx, "direct", 0)) return std::nullopt;
+  const Levels L = levels_of(ctx.model, c.nranks, has_root(op) ? c.root : 0, true);
+  const std::vector<std::vector<int>> top{L.top};
+  std::vector<LevelCost> levels;
+  const uint64_t pieces =
+      vec ? std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(param_int(ctx, "pieces", 1)), c.count)) : 1;
+  auto add = [&](const std::vector<std::vector<int>>& groups, const SubFor& sub) {
+    levels.push_back(level_cost(ctx, L, groups, sub, pieces > 1 && op != CollOp::allreduce));
+  };
+  if (vec) {
+    const uint64_t n = (c.count + pieces - 1) / pieces;
+    auto of = [&](CollOp o) { return [&, o](const std::vector<int>& g) { return sub_call(o, int(g.size()), n, c); }; };
+    if (op == CollOp::bcast) {
+      add(top, of(CollOp::bcast));
+      add(L.subnets, of(CollOp::bcast));
+      add(L.hosts, of(CollOp::bcast));
+    } else if (op == CollOp::reduce) {
+      add(L.hosts, of(CollOp::reduce));
+      add(L.subnets, of(CollOp::reduce));
+      add(top, of(CollOp::reduce));
+    } else {
+      const bool has_top = L.top.size() > 1, subnet = !has_top && L.subnets[0].size() > 1;
+      add(L.hosts, of(CollOp::reduce));
+      if (has_top) add(L.subnets, of(CollOp::reduce));
+      add({has_top ? L.top : subnet ? L.subnets[0] : L.hosts[0]}, of(CollOp::allreduce));
+      if (has_top) add(L.subnets, of(CollOp::bcast));
+      if (has_top || subnet) add(L.hosts, of(CollOp::bcast));
+    }
+  } else {  // allgather
+    std::map<int, uint64_t> host_ranks;
+    for (auto& g : L.hosts) host_ranks[g[0]] = g.size();
+    add(L.hosts, [&](const std::vector<int>& g) { return sub_call(CollOp::gather, int(g.size()), c.count, c); });
+    add(L.subnets, [&](const std::vector<int>& g) {
+      std::vector<uint64_t> counts;
+      for (int h : g) counts.push_back(host_ranks[h] * c.count);
+      return Collective::make_v(CollOp::gatherv, counts, 0, c.elem_size);
+    });
+    std::vector<uint64_t> counts;
+    for (auto& g : L.subnets) {
+      uint64_t n = 0;
+      for (int h : g) n += host_ranks[h] * c.count;
+      counts.push_back(n);
+    }
+    add(top, [&](const std::vector<int>&) { return Collective::make_v(CollOp::allgatherv, counts, 0, c.elem_size); });
+    const uint64_t whole = uint64_t(c.nranks) * c.count;
+    add(L.subnets, [&](const std::vector<int>& g) { return sub_call(CollOp::bcast, int(g.size()), whole, c); });
+    add(L.hosts, [&](const std::vector<int>& g) { return sub_call(CollOp::bcast, int(g.size()), whole, c); });
+  }
+  double sum = 0, slowest = 0;
+  uint64_t messages = 0;
+  for (const LevelCost& lc : levels) {
+    sum += lc.time;
+    slowest = std::max(slowest, lc.time - lc.latency);
+    messages += lc.messages;
+  }
+  Terms t;
+  t.fixed = sum + double(pieces - 1) * slowest;
+  t.messages = std::max<uint64_t>(1, messages * pieces);
+  return t;
+}
+
 // Only where the machine has levels to follow.
 bool distinct(const Collective& c, const MachineModel& m) {
   const Levels L = levels_of(m, c.nranks, has_root(c.op) ? c.root : 0);
@@ -1011,6 +1109,7 @@ Algorithm hierarchical_algorithm() {
   a.cost = "the phases' costs; the top phase crosses the slow links once";
   a.source = "ECO §4-5; Banikazemi et al. §4; SMP-aware collectives";
   a.composite = true;
+  a.estimate = estimate;
   a.copy_in_place = {CollOp::alltoall};
   a.params = {{"pieces", ParamKind::integer, 1, 64, false,
                 "bcast, reduce, allreduce: the vector in this many pieces, each through all phases (pipelined)"},

@@ -19,7 +19,78 @@ bool Levels::trivial() const {
   return levels <= 1;
 }
 
-Levels levels_of(const MachineModel& m, int n, int root) {
+const std::vector<int>& Levels::like(const std::vector<int>& g) const {
+  if (!hosts.empty() && &g >= hosts.data() && &g < hosts.data() + hosts.size() && host_like.size() == hosts.size())
+    return hosts[host_like[size_t(&g - hosts.data())]];
+  if (!subnets.empty() && &g >= subnets.data() && &g < subnets.data() + subnets.size() &&
+      subnet_like.size() == subnets.size())
+    return subnets[subnet_like[size_t(&g - subnets.data())]];
+  return g;
+}
+
+namespace {
+
+struct Fnv {
+  uint64_t h = 1469598103934665603ull;
+  void add(const void* p, size_t n) {
+    auto* c = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
+  }
+  void add(double x) { add(&x, sizeof x); }
+  void add(int64_t x) { add(&x, sizeof x); }
+};
+
+// For each group, the index of the first group with its fingerprint (groups
+// of one rank run nothing: each its own).
+std::vector<size_t> alike(const MachineModel& m, const std::vector<std::vector<int>>& groups) {
+  std::vector<size_t> like(groups.size());
+  std::map<std::pair<size_t, uint64_t>, size_t> first;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    like[i] = i;
+    if (groups[i].size() <= 1) continue;
+    auto [it, fresh] = first.emplace(std::make_pair(groups[i].size(), cost_fingerprint(m, groups[i])), i);
+    if (!fresh) like[i] = it->second;
+  }
+  return like;
+}
+
+}  // namespace
+
+uint64_t cost_fingerprint(const MachineModel& m, const std::vector<int>& g) {
+  Fnv f;
+  f.add(int64_t(g.size()));
+  const uint64_t sizes[] = {0, 1024, uint64_t(1) << 20};
+  for (int r : g)
+    for (uint64_t x : sizes) {
+      f.add(m.reduce_time(r, x));
+      f.add(m.copy_time(r, x));
+    }
+  TopologyPtr t = m.topology();
+  std::map<int, int64_t> renumber;  // link ids in order of first use
+  for (int a : g)
+    for (int b : g) {
+      if (a == b) continue;
+      for (uint64_t x : sizes) {
+        const MessageCost c = m.message(a, b, x);
+        f.add(c.send);
+        f.add(c.arrive);
+        f.add(c.recv);
+        f.add(c.wire);
+      }
+      if (!t || a >= t->ranks() || b >= t->ranks()) continue;
+      int links[4];
+      const int k = t->route(a, b, links);
+      f.add(int64_t(k));
+      for (int i = 0; i < k; ++i) {
+        auto [it, fresh] = renumber.emplace(links[i], int64_t(renumber.size()));
+        f.add(it->second);
+        if (fresh) f.add(t->links[size_t(links[i])].bandwidth);
+      }
+    }
+  return f.h;
+}
+
+Levels levels_of(const MachineModel& m, int n, int root, bool want_alike) {
   TopologyPtr t = m.topology();
   if (t && t->ranks() < n) t = nullptr;
   auto host = [&](int r) { return t ? t->host_of(r) : r; };
@@ -57,6 +128,10 @@ Levels levels_of(const MachineModel& m, int n, int root) {
   }
   L.subnets = group_by(host_leaders, subnet);
   for (auto& g : L.subnets) L.top.push_back(g[0]);
+  if (want_alike) {
+    L.host_like = alike(m, L.hosts);
+    L.subnet_like = alike(m, L.subnets);
+  }
   return L;
 }
 
@@ -104,9 +179,9 @@ std::string call_key(const Collective& c, const MachineModel& gm) {
 
 }  // namespace
 
-std::string best_flat(const Collective& sub, const MachineModel& gm) {
+PhaseChoice phase_choice(const Collective& sub, const MachineModel& gm) {
   static std::mutex mu;
-  static std::map<std::string, std::string> cache;
+  static std::map<std::string, PhaseChoice> cache;
   const std::string key = call_key(sub, gm);
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -114,11 +189,13 @@ std::string best_flat(const Collective& sub, const MachineModel& gm) {
     if (it != cache.end()) return it->second;
   }
   // Phases are small groups; a phase's candidates are each simulated in
-  // full, a few settings per algorithm.
-  constexpr size_t kPhaseOps = size_t(1) << 18;
+  // full, a few settings per algorithm, each up to 65,536 ops (a pipelined
+  // chain of 512 B segments through 64 subnets, 258,048 ops whose flows all
+  // share links with each other, takes 35 s to simulate).
+  constexpr size_t kPhaseOps = size_t(1) << 16;
   constexpr size_t kSettings = 6;
-  std::string best;
-  double best_t = INFINITY;
+  PhaseChoice best;
+  best.time = INFINITY;
   for (const Algorithm* a : algorithms_for(sub.op)) {
     if (a->composite) continue;
     if (sub.op == CollOp::allreduce && !sub.order_free && !a->rank_consistent) continue;
@@ -133,21 +210,29 @@ std::string best_flat(const Collective& sub, const MachineModel& gm) {
         SimOptions quiet;
         quiet.timeline = false;
         const double t = simulate(s, gm, quiet).makespan;
-        if (t < best_t * (1 - 1e-9)) best_t = t, best = spec;
+        if (t < best.time * (1 - 1e-9)) best = {spec, t, s.message_count()};
       } catch (const TooLarge&) {
       } catch (const InputError&) {  // the setting does not fit this group
       }
     }
   }
-  if (best.empty()) throw InputError(cat("no algorithm fits the phase ", sub.describe()));
+  if (best.spec.empty()) throw InputError(cat("no algorithm fits the phase ", sub.describe()));
   std::lock_guard<std::mutex> lock(mu);
   if (cache.size() > 4096) cache.clear();
   cache.emplace(key, best);
   return best;
 }
 
+std::string best_flat(const Collective& sub, const MachineModel& gm) { return phase_choice(sub, gm).spec; }
+
+PhaseChoice phase_choice(const GenContext& ctx, const std::vector<int>& decider, const Collective& sub) {
+  if (decider.size() <= 1) return {};
+  ModelPtr gm = map_model(ModelPtr(ModelPtr(), &ctx.model), decider);
+  return phase_choice(sub, *gm);
+}
+
 std::string run_phase(Builder& b, const GenContext& ctx, const std::vector<int>& group, const Collective& sub,
-                      const PhaseMap& map) {
+                      const PhaseMap& map, const std::vector<int>* decider) {
   if (group.size() <= 1) return {};
   // A rank building its own program plans only the phases it is in.
   int only = -1;
@@ -157,7 +242,9 @@ std::string run_phase(Builder& b, const GenContext& ctx, const std::vector<int>&
     only = int(it - group.begin());
   }
   ModelPtr gm = map_model(ModelPtr(ModelPtr(), &ctx.model), group);
-  const std::string spec = best_flat(sub, *gm);
+  const std::string spec =
+      decider && decider != &group && decider->size() == group.size() ? phase_choice(ctx, *decider, sub).spec
+                                                                        : best_flat(sub, *gm);
   Schedule s = generate(spec, sub, *gm, only, ctx.op_limit);
   std::vector<uint64_t> base(group.size(), 0);
   for (size_t k = 0; k < group.size(); ++k)

@@ -26,11 +26,26 @@ struct Levels {
   // (rank 0 for rootless operations) leads its host, its subnet and the top.
   std::vector<std::vector<int>> hosts, subnets;
   std::vector<int> top;
+  // With `alike`: per host (subnet) group, the index of the first host
+  // (subnet) group whose ranks see the same costs (cost_fingerprint): its
+  // phases' algorithms decide theirs, so identical groups are planned once,
+  // and every rank, whichever groups it is in, picks the same decider.
+  std::vector<size_t> host_like, subnet_like;
   bool trivial() const;  // one level has all the ranks: nothing to compose
+  // The group that decides g's algorithm: its like when g is one of hosts
+  // or subnets and the likes were computed, else g.
+  const std::vector<int>& like(const std::vector<int>& g) const;
 };
 
-// From the model's topology (no topology: every rank its own host, one subnet).
-Levels levels_of(const MachineModel& m, int nranks, int root);
+// From the model's topology (no topology: every rank its own host, one
+// subnet); `alike` also finds which groups are alike (host_like, subnet_like).
+Levels levels_of(const MachineModel& m, int nranks, int root, bool alike = false);
+
+// A digest of what a group's ranks cost on m, in group order: per rank its
+// reduce and copy times, per ordered pair the message costs at a few sizes
+// and the route's links (renumbered, with bandwidths). Equal for groups
+// alike in every respect the simulator uses.
+uint64_t cost_fingerprint(const MachineModel& m, const std::vector<int>& group);
 
 // The ranks in level order: the top's subnets in turn, each subnet's hosts
 // in turn, each host's ranks (leaders first). Blocks laid out this way are
@@ -48,6 +63,16 @@ Schedule in_level_order(const GenContext& ctx, Generator gen);
 // ties go to registry order. Cached per (call, model).
 std::string best_flat(const Collective& sub, const MachineModel& gm);
 
+// The phase's choice with its simulated time (on its own) and messages.
+struct PhaseChoice {
+  std::string spec;
+  double time = 0;
+  uint64_t messages = 0;
+};
+PhaseChoice phase_choice(const Collective& sub, const MachineModel& gm);
+// The same for `sub` on group g of ctx.model (its decider's view).
+PhaseChoice phase_choice(const GenContext& ctx, const std::vector<int>& decider, const Collective& sub);
+
 // Runs `sub` on the ranks of `group` (sub-rank k is group[k]) with the
 // algorithm best_flat picks on the group's view of ctx.model, appending
 // its ops to b; `map` places the sub-collective's in/out slices of sub-rank
@@ -56,7 +81,9 @@ std::string best_flat(const Collective& sub, const MachineModel& gm);
 // its own program (ctx.only_rank) skips the groups it is not in (every
 // member of a group decides that group's algorithm alike).
 using PhaseMap = std::function<Slice(int sub_rank, const Slice&)>;
+// `decider`: the group whose view of the machine picks the algorithm
+// (Levels::like; default: the group itself).
 std::string run_phase(Builder& b, const GenContext& ctx, const std::vector<int>& group, const Collective& sub,
-                      const PhaseMap& map);
+                      const PhaseMap& map, const std::vector<int>* decider = nullptr);
 
 }  // namespace hetcoll

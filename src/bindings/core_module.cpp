@@ -55,6 +55,7 @@ std::vector<nb::dict> candidate_dicts(const PlanResult& pr) {
     d["predicted"] = cand.predicted;
     d["closed_form"] = cand.closed_form;
     d["estimated"] = cand.estimated;
+    d["from_parts"] = cand.from_parts;
     d["messages"] = cand.messages;
     d["latency"] = cand.split.latency;
     d["bandwidth"] = cand.split.bandwidth;

@@ -242,8 +242,9 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       Candidate cand;
       cand.algorithm = choose_algorithm(pnd.spec, coll.op).spec();
       cand.estimated = true;
+      cand.from_parts = pnd.a->composite;
       cand.predicted = pnd.estimate;
-      estimated.push_back(res.candidates.size());
+      if (!cand.from_parts) estimated.push_back(res.candidates.size());
       res.candidates.push_back(std::move(cand));
     }
     best = std::min(best, res.candidates.back().predicted);
@@ -277,8 +278,9 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   // Off Hockney models an estimate is no price (it cannot see shared links,
   // overlapping overheads): where anything was simulated, estimated
   // candidates rank after it.
-  if (!closed && std::any_of(res.candidates.begin(), res.candidates.end(), [](const Candidate& c) { return !c.estimated; }))
-    std::stable_partition(res.candidates.begin(), res.candidates.end(), [](const Candidate& c) { return !c.estimated; });
+  auto priced = [](const Candidate& c) { return !c.estimated || c.from_parts; };
+  if (!closed && std::any_of(res.candidates.begin(), res.candidates.end(), priced))
+    std::stable_partition(res.candidates.begin(), res.candidates.end(), priced);
   return res;
 }
 

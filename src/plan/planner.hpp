@@ -50,6 +50,10 @@ struct Candidate {
   // the algorithm's α-β-γ estimate on the model, scaled by how the
   // simulated candidates of the same decision compared with theirs.
   bool estimated = false;
+  // The estimate adds up simulations of the algorithm's parts (a composite:
+  // each phase's choice simulated on its group): a price like a simulated
+  // one, neither scaled nor ranked after the simulated candidates.
+  bool from_parts = false;
   CostSplit split;           // latency / bandwidth / compute (explain)
   bool has_terms = false;    // Hockney: terms in α, β-bytes, γ-bytes
   Terms terms;

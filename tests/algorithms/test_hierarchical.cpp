@@ -185,3 +185,36 @@ TEST(Hierarchical, HybridMeshesFollowTheSubnets) {
     EXPECT_EQ(a.variants(probe, *parse_model("hockney:alpha=1us,beta=1ns")).size() * 2, a.variants(probe, *m).size());
   }
 }
+
+TEST(Hierarchical, EstimateFromPhasesIsCloseToTheSimulation) {
+  // Beyond the decision's budget the planner prices hierarchical by its
+  // phases' simulations (each level's slowest group, levels in turn, pieces
+  // pipelined). Held to the simulation of the whole schedule where both
+  // can be had.
+  const Algorithm& a = find_algorithm("hierarchical");
+  std::vector<double> errors;
+  for (const char* spec : {"cluster:subnets=8+4+4", "cluster:subnets=16+16+16+16", "cluster:subnets=6+6+6,ranks=2"}) {
+    ModelPtr m = parse_model(spec);
+    const int p = m->ranks();
+    for (CollOp op : {CollOp::bcast, CollOp::reduce, CollOp::allreduce, CollOp::allgather})
+      for (uint64_t bytes : {8u, 65536u, 1048576u}) {
+        const uint64_t count = op == CollOp::allgather ? std::max<uint64_t>(1, bytes / 8 / uint64_t(p)) : bytes / 8;
+        Collective c = Collective::make(op, p, count, 0, 8);
+        for (const char* v : {"hierarchical", "hierarchical[pieces=4]"}) {
+          if (op == CollOp::allgather && std::string(v) != "hierarchical") continue;
+          AlgorithmChoice ch = choose_algorithm(v, op);
+          GenContext ctx{c, *m, ch.params, -1};
+          std::optional<Terms> t = a.estimate(ctx, HockneyParams{0, 0, 0});
+          ASSERT_TRUE(t) << spec << " " << v << " " << c.describe();
+          const double est = t->fixed;
+          const double sim = simulate(generate(v, c, *m), *m).makespan;
+          errors.push_back(std::fabs(est - sim) / sim);
+          std::printf("%-32s %-24s %-10s %8llu B  estimate %9.3f ms  simulated %9.3f ms  (%+.0f%%)\n", spec, v,
+                      coll_op_name(op), (unsigned long long)bytes, est * 1e3, sim * 1e3, (est / sim - 1) * 100);
+          EXPECT_LT(std::fabs(est - sim), 0.2 * sim) << spec << " " << v << " " << c.describe();
+        }
+      }
+  }
+  std::sort(errors.begin(), errors.end());
+  EXPECT_LT(errors[errors.size() / 2], 0.05);  // median
+}
