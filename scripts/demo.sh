@@ -1,33 +1,50 @@
 #!/usr/bin/env bash
-# The main job: set up everything on a new machine, then run the demo — the
-# planner and simulator tour, then hetcoll inside real MPI programs.
+# The main job: set up everything on a new machine, then
+#   1. a short tour of the planner and simulator (hetcoll demo) and an
+#      unmodified MPI program under LD_PRELOAD, one line per decision;
+#   2. as root where network namespaces work: an emulated cluster of 8 hosts
+#      in 3 subnets (1 Gbit/s inside, 50-100 Mbit/s uplinks, 1-3 ms between
+#      subnets, one slow host, two ranks on some hosts; testbed/netns), and
+#      on it probe → subnets → tune → bench against native Open MPI → report;
+#      otherwise the same job on this machine's own ranks, then hetcoll
+#      against SimGrid's built-in algorithms on three simulated subnets.
+# Ends with the path of the report (about 10 minutes).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-.venv/bin/hetcoll demo "$@"
-
+out=${HC_DEMO_OUT:-results/demo}
+mkdir -p "$out"
+echo
+echo "== The tour: Bruck's tables, trees, plans and predictions (figures in $out)"
+.venv/bin/hetcoll demo --out "$out" | head -60
 if ! command -v mpirun >/dev/null 2>&1 || [[ ! -x build/py/plain_mpi_app ]]; then
-  echo "(no MPI: skipping the MPI part of the demo)"
+  echo "(no MPI: the rest of the demo needs Open MPI)"
   exit 0
 fi
 if [[ $(id -u) -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-mpi=(mpirun --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp)
 echo
-echo "== An unmodified MPI program (built without hetcoll) with LD_PRELOAD=\$(hetcoll lib),"
-echo "   4 ranks, HETCOLL_DEBUG=explain: one line per decision, on stderr"
-"${mpi[@]}" -n 4 -x LD_PRELOAD="$(.venv/bin/hetcoll lib)" -x HETCOLL_DEBUG=explain build/py/plain_mpi_app
+echo "== An unmodified MPI program (built without hetcoll) with LD_PRELOAD=\$(hetcoll lib), 4 ranks,"
+echo "   HETCOLL_DEBUG=explain: one line per decision"
+mpirun -n 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp \
+  -x LD_PRELOAD="$(.venv/bin/hetcoll lib)" -x HETCOLL_DEBUG=explain build/py/plain_mpi_app 2>&1 | head -12
+
+if why=$(python3 testbed/netns/cluster.py check 2>&1); then
+  echo
+  echo "== The emulated cluster (testbed/netns/topologies/demo8.toml): network namespaces, bridges, a router,"
+  echo "   tbf rates, delayd latencies, a CPU quota for the slow host; Open MPI launched into the namespaces"
+  python3 testbed/netns/cluster.py show testbed/netns/topologies/demo8.toml
+  HC_DEMO_TITLE="hetcoll on an emulated cluster: 8 hosts, 3 subnets, 11 ranks" \
+    python3 testbed/netns/cluster.py run testbed/netns/topologies/demo8.toml -- \
+    testbed/netns/demo_job.sh "$PWD/$out/cluster"
+  report=$out/cluster/report/index.html
+else
+  echo
+  echo "== No emulated cluster here ($why): the same job on 4 local ranks"
+  HC_DEMO_NP=4 HC_DEMO_TITLE="hetcoll on 4 local ranks" testbed/netns/demo_job.sh "$PWD/$out/local"
+  report=$out/local/report/index.html
+  echo
+  echo "== hetcoll against every SimGrid built-in algorithm on three simulated subnets (testbed/smpi)"
+  .venv/bin/python testbed/smpi/harness.py --platforms three_subnets --ops bcast,allreduce,allgather \
+    --sizes 65536,1048576 --out "$out/smpi" --summary | sed -n '1,12p'
+fi
 echo
-echo "== hetcoll against the native Open MPI collectives, same run, 2 ranks, 8 B - 256 KiB"
-echo "   (the full benchmark: scripts/bench_mpi.sh, docs/mpi_benchmark.md)"
-mkdir -p results/demo
-"${mpi[@]}" -n 2 build/py/bench_mpi 3 262144 bcast,allreduce,allgather,alltoall > results/demo/bench_mpi_p2.json
-.venv/bin/hetcoll bench-report results/demo/bench_mpi_p2.json | sed -n '1p;/^| collective/,/^$/p'
-echo
-echo "== Measuring this machine: hetcoll probe (4 ranks), then hetcoll tune; the profile's summary"
-.venv/bin/hetcoll probe --np 4 -o results/demo/profile.json --tune --tune-max 256k --tune-repeats 5 \
-  -- --mca btl self,vader,tcp > /dev/null
-.venv/bin/hetcoll profile show results/demo/profile.json | sed -n '1,12p'
-echo "   ... (hetcoll profile show results/demo/profile.json: lambda(m), measured decisions)"
-echo
-echo "== The same program on the measured profile: HETCOLL_PROFILE=results/demo/profile.json"
-"${mpi[@]}" -n 4 -x LD_PRELOAD="$(.venv/bin/hetcoll lib)" -x HETCOLL_DEBUG=explain \
-  -x HETCOLL_PROFILE=results/demo/profile.json build/py/plain_mpi_app
+echo "The report: $PWD/$report"

@@ -11,9 +11,11 @@ cd "$HETCOLL_ROOT"
 # Debian packages: compiler and build tools, GoogleTest, Graphviz (tree
 # renderings), Python's venv module, Open MPI (the MPI layer and its tests;
 # the default MPI), MPICH and SimGrid (the same tests against them:
-# scripts/build_mpich.sh, scripts/build_smpi.sh), nlohmann/json (profiles).
+# scripts/build_mpich.sh, scripts/build_smpi.sh), nlohmann/json (profiles),
+# iproute2 (the emulated cluster: testbed/netns) and Chromium (the report
+# page rendered headless in the tests).
 need_pkgs=(g++ cmake ninja-build libgtest-dev graphviz python3-venv python3-dev openmpi-bin libopenmpi-dev
-           mpich libmpich-dev libsimgrid-dev nlohmann-json3-dev)
+           mpich libmpich-dev libsimgrid-dev nlohmann-json3-dev iproute2 chromium)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${need_pkgs[@]}"; do

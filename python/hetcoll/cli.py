@@ -559,6 +559,61 @@ def _run_tune(np, profile, ops, extra, max_bytes, repeats) -> None:
         raise CliError(f"tuning failed (exit {rc}): {' '.join(cmd)}")
 
 
+def cmd_bench(args) -> int:
+    from pathlib import Path
+
+    from . import profile as prof
+
+    exe = prof.probe_executable("hetcoll-bench")
+    if not Path(exe).exists():
+        raise CliError("hetcoll-bench was not built (no MPI found at build time)")
+    if args.profile:
+        prof.load(args.profile, with_pairs=False)  # a clear error before mpirun starts
+    bench_args = [exe, "-o", args.output, "--repeats", str(args.repeats), "--target-ms", str(args.target_ms)]
+    if args.csv:
+        bench_args += ["--csv", args.csv]
+    if args.ops:
+        bench_args += ["--ops", args.ops]
+    if args.sizes:
+        bench_args += ["--sizes", ",".join(str(b) for b in args.sizes)]
+    else:
+        bench_args += ["--min", str(args.min), "--max", str(args.max)]
+    if args.algorithms:
+        bench_args += ["--algorithms", args.algorithms]
+    if args.no_native:
+        bench_args.append("--no-native")
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    extra = list(args.mpirun_args or [])
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    cmd, env = prof.mpirun_command(args.np, bench_args, extra)
+    if args.profile:
+        env["HETCOLL_PROFILE"] = str(Path(args.profile).resolve())
+    env.pop("HETCOLL_ALGO", None)
+    if args.dry_run:
+        print(" ".join(cmd))
+        return 0
+    rc = subprocess.run(cmd, env=env).returncode
+    if rc != 0:
+        raise CliError(f"the benchmark failed (exit {rc}): {' '.join(cmd)}")
+    print(f"hetcoll: results in {args.output}" + (f" and {args.csv}" if args.csv else "") +
+          f"; 'hetcoll report {args.output} PROFILE -o DIR' draws them")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from . import report
+
+    if len(args.files) < 2:
+        raise CliError("hetcoll report RESULTS... PROFILE -o DIR: at least one results file and the profile")
+    try:
+        page = report.build(args.files[:-1], args.files[-1], args.output, args.title)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    print(f"hetcoll: report written to {page}")
+    return 0
+
+
 def cmd_tune(args) -> int:
     extra = list(args.mpirun_args or [])
     if extra and extra[0] == "--":
@@ -870,6 +925,34 @@ def build_parser() -> argparse.ArgumentParser:
     wi.add_argument("--json", action="store_true")
     wi.set_defaults(func=cmd_whatif)
 
+    be = sub.add_parser("bench", help="measured beside predicted: hetcoll's choice, forced algorithms and native MPI, "
+                        "every collective (Banikazemi Fig. 2 timing); JSON and CSV",
+                        description="Runs hetcoll-bench under mpirun: for each collective and size, hetcoll's choice, "
+                        "the native collective and each --algorithms entry, interleaved, each timed by Banikazemi et "
+                        "al.'s Fig. 2 procedure (barrier-subtracted loops, slowest rank, minimum and median over "
+                        "repeats), with hetcoll's prediction for the schedule that ran. Arguments after '--' go to "
+                        "mpirun.")
+    be.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), default=4, help="ranks (default 4)")
+    be.add_argument("-o", "--output", default="results/bench.json")
+    be.add_argument("--csv", help="also write the rows as CSV")
+    be.add_argument("--profile", help="plan with this profile (HETCOLL_PROFILE for the run)")
+    be.add_argument("--ops", help="collectives, comma-separated (default: all 16)")
+    be.add_argument("--sizes", type=_size_list, help="bytes per rank, e.g. 1k,64k,1M (default: --min ×8 … --max)")
+    be.add_argument("--min", type=parse_size, default=8)
+    be.add_argument("--max", type=parse_size, default=1 << 20)
+    be.add_argument("--algorithms", help="forced algorithms to time too, comma-separated specs")
+    be.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=7)
+    be.add_argument("--target-ms", type=float, default=5.0, help="time per measurement (default 5 ms)")
+    be.add_argument("--no-native", action="store_true")
+    be.add_argument("--dry-run", action="store_true", help="print the mpirun command")
+    be.set_defaults(func=cmd_bench, mpirun_args=[])
+
+    rp = sub.add_parser("report", help="one self-contained HTML page and PNG plots from bench results and a profile")
+    rp.add_argument("files", nargs="+", metavar="RESULTS... PROFILE", help="hetcoll bench results, then the profile")
+    rp.add_argument("-o", "--output", required=True, help="directory for index.html and the plots")
+    rp.add_argument("--title")
+    rp.set_defaults(func=cmd_report)
+
     cf = sub.add_parser("config", help="the HETCOLL_* environment variables, their meaning and the values in effect")
     cf.add_argument("--json", action="store_true")
     cf.set_defaults(func=cmd_config)
@@ -885,7 +968,7 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # probe and tune pass what follows "--" to mpirun.
     passed: list[str] = []
-    if argv and argv[0] in ("probe", "tune") and "--" in argv:
+    if argv and argv[0] in ("probe", "tune", "bench") and "--" in argv:
         cut = argv.index("--")
         argv, passed = argv[:cut], argv[cut + 1:]
     args = parser.parse_args(argv)

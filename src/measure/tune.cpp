@@ -30,6 +30,7 @@
 
 #include "collective_calls.hpp"
 #include "hetcoll.h"
+#include "measure/fig2_timing.hpp"
 #include "measure/profile.hpp"
 #include "model/profile_model.hpp"
 #include "plan/planner.hpp"
@@ -120,32 +121,9 @@ Collective describe(const std::string& name, int n) {
   return c;
 }
 
-// Banikazemi Fig. 2: barrier; iters × (call; barrier); less the barriers;
-// the slowest rank (on rank 0).
-double timed(const Call& f, bool native, int iters, double barrier) {
-  PMPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = MPI_Wtime();
-  for (int i = 0; i < iters; ++i) {
-    f(native);
-    PMPI_Barrier(MPI_COMM_WORLD);
-  }
-  double local = std::max(0.0, (MPI_Wtime() - t0) / iters - barrier), slowest = 0;
-  PMPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  return slowest;
-}
-
-double barrier_time(int iters) {
-  PMPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = MPI_Wtime();
-  for (int i = 0; i < iters; ++i) PMPI_Barrier(MPI_COMM_WORLD);
-  double t = (MPI_Wtime() - t0) / iters;
-  PMPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);  // rank 0's, subtracted everywhere alike
-  return t;
-}
-
-Measure summarize(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v.front(), v[(v.size() - 1) / 2]};
+Measure summarize(const std::vector<double>& v) {
+  const fig2::Summary s = fig2::summarize(v);
+  return {s.min, s.median};
 }
 
 }  // namespace
@@ -228,14 +206,8 @@ int main(int argc, char** argv) {
       }
       predicted.resize(names.size(), 0);
       // Iterations for ~target per measurement, from native (rank 0 decides).
-      f(true);
-      PMPI_Barrier(MPI_COMM_WORLD);
-      double t0 = MPI_Wtime();
-      for (int i = 0; i < 3; ++i) f(true);
-      double pilot = (MPI_Wtime() - t0) / 3;
-      int iters = int(std::clamp(opt.target / std::max(pilot, 1e-7), 3.0, 1000.0));
-      PMPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      const double barrier = barrier_time(iters);
+      const int iters = fig2::iterations_for([&] { f(true); }, opt.target);
+      const double barrier = fig2::barrier_time(iters);
       std::vector<std::vector<double>> t(names.size());
       for (int rep = 0; rep < opt.repeats; ++rep)
         for (size_t c = 0; c < names.size(); ++c) {
@@ -251,7 +223,7 @@ int main(int argc, char** argv) {
               std::fprintf(stderr, "hetcoll-tune: %s %llu B: forced %s, ran %s\n", op.c_str(),
                            static_cast<unsigned long long>(bytes), names[c].c_str(), ran);
           }
-          t[c].push_back(timed(f, native, iters, barrier));
+          t[c].push_back(fig2::timed([&] { f(native); }, iters, barrier));
         }
       hetcoll_set_algorithm("");
       if (g_rank == 0) {

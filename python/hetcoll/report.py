@@ -1,0 +1,408 @@
+"""``hetcoll report RESULTS… PROFILE -o DIR``: one self-contained HTML page
+(every plot embedded, nothing fetched to view it) and the PNG plots beside it.
+
+From ``hetcoll bench`` results (JSON) and the machine's profile
+(``hetcoll probe``):
+
+* time against size per collective: hetcoll's choice, the native MPI and
+  every forced algorithm (measured medians, predictions dashed);
+* predicted against measured for every row that has a prediction, with the
+  median error;
+* the probe's λ(m) (Bruck et al. §2.2, Fig. 3: a message's latency in units
+  of the time its sender is busy, fitted from both experiments, against the
+  message size);
+* the pairwise one-way latency and bandwidth as heat maps, hosts in subnet
+  order, the subnets the probe found outlined;
+* the broadcast schedules the planner chooses on the profile, drawn with
+  Graphviz (hosts grouped by subnet, each message an arrow numbered by the
+  order it leaves its sender).
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import shutil
+import statistics
+import subprocess
+from pathlib import Path
+
+from . import _core
+from . import profile as prof
+from .profile import format_time
+
+
+def load_results(paths: list[str]) -> tuple[list[dict], list[dict]]:
+    """(rows, metadata per file); rows carry their file's ranks and hosts."""
+    rows, meta = [], []
+    for path in paths:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, json.JSONDecodeError) as e:
+            raise ValueError(f"{path}: not a hetcoll bench result ({e})") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list) or "ranks" not in doc:
+            raise ValueError(f"{path}: not a hetcoll bench result (no 'rows' and 'ranks')")
+        for r in doc["rows"]:
+            if not isinstance(r, dict) or not {"op", "bytes", "variant"} <= set(r):
+                raise ValueError(f"{path}: a row lacks op, bytes or variant")
+            rows.append(dict(r, ranks=doc["ranks"], source=str(path)))
+        meta.append({k: doc.get(k) for k in ("tool", "created", "ranks", "hosts", "model", "procedure", "repeats",
+                                              "note")} | {"path": str(path)})
+    return rows, meta
+
+
+def measured(r: dict) -> float | None:
+    """A row's time: Fig. 2's median, or — where the barrier after each call
+    hid the call (Fig. 2 gave 0) — the call timed alone."""
+    t = r.get("median_s")
+    if t is not None and t > 0:
+        return t
+    a = r.get("alone_median_s")
+    return a if a is not None and a > 0 else None
+
+
+def summary_rows(rows: list[dict]) -> list[dict]:
+    """Per (op, bytes, ranks): hetcoll's and native's medians, the ratio
+    (native / hetcoll, above 1: hetcoll faster), hetcoll's algorithm and
+    prediction."""
+    by = {}
+    for r in rows:
+        by.setdefault((r["op"], r["bytes"], r["ranks"]), {})[r["variant"]] = r
+    out = []
+    for (op, b, n), v in sorted(by.items(), key=lambda x: (_OP_ORDER.get(x[0][0], 99), x[0][2], x[0][1])):
+        h, nat = v.get("hetcoll"), v.get("native")
+        if not h or measured(h) is None:
+            continue
+        # One timing for both: Fig. 2 where it saw both calls, else both alone.
+        fig2 = (h.get("median_s") or 0) > 0 and (not nat or (nat.get("median_s") or 0) > 0)
+        pick = (lambda r: r.get("median_s")) if fig2 else (lambda r: r.get("alone_median_s"))
+        row = {"op": op, "bytes": b, "ranks": n, "algorithm": h.get("algorithm", ""), "hetcoll_s": pick(h),
+               "predicted_s": h.get("predicted_s"), "native_s": pick(nat) if nat else None,
+               "timing": "Fig. 2" if fig2 else "alone"}
+        if not row["hetcoll_s"]:
+            continue
+        row["ratio"] = row["native_s"] / row["hetcoll_s"] if row["native_s"] and row["hetcoll_s"] > 0 else None
+        row["error"] = (row["predicted_s"] / row["hetcoll_s"] - 1) if row["predicted_s"] and row["hetcoll_s"] > 0 else None
+        out.append(row)
+    return out
+
+
+_OP_ORDER = {name: i for i, name in enumerate(
+    ["bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv",
+     "reduce_scatter_block", "reduce_scatter", "alltoall", "alltoallv", "scan", "exscan", "barrier"])}
+
+
+def _size(b: int) -> str:
+    for unit, f in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= f and b % f == 0:
+            return f"{b // f} {unit}"
+    return f"{b} B"
+
+
+# ------------------------------------------------------------------ figures
+
+def _pyplot():
+    from .plots import _pyplot as p
+    return p()
+
+
+def plot_time_vs_size(rows: list[dict], path: Path) -> bool:
+    ops = sorted({r["op"] for r in rows if r["op"] != "barrier"}, key=lambda o: _OP_ORDER.get(o, 99))
+    if not ops:
+        return False
+    plt = _pyplot()
+    cols = min(3, len(ops))
+    nrows = (len(ops) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False)
+    for ax, op in zip([a for row in axes for a in row], ops):
+        mine = [dict(r, t=measured(r)) for r in rows if r["op"] == op and measured(r) is not None]
+        variants = sorted({r["variant"] for r in mine}, key=lambda v: (v != "hetcoll", v != "native", v))
+        for v in variants:
+            pts = sorted((r["bytes"], r["t"]) for r in mine if r["variant"] == v)
+            if not pts:
+                continue
+            style = {"hetcoll": dict(color="tab:blue", lw=2.2, marker="o"),
+                     "native": dict(color="tab:red", lw=2.2, marker="s")}.get(v, dict(lw=1, marker=".", alpha=0.8))
+            ax.plot([max(b, 1) for b, _ in pts], [t * 1e6 for _, t in pts], label=v, **style)
+        pred = sorted((r["bytes"], r["predicted_s"]) for r in mine if r["variant"] == "hetcoll" and r.get("predicted_s"))
+        if pred:
+            ax.plot([max(b, 1) for b, _ in pred], [t * 1e6 for _, t in pred], "--", color="tab:blue", lw=1,
+                    label="hetcoll predicted")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(op)
+        ax.set_xlabel("bytes per rank")
+        ax.set_ylabel("time (µs)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in [a for row in axes for a in row][len(ops):]:
+        ax.axis("off")
+    fig.suptitle("time against message size (median of repeats, slowest rank)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_predicted_vs_measured(rows: list[dict], path: Path) -> float | None:
+    pts = [(measured(r), r["predicted_s"], r["variant"]) for r in rows if measured(r) and r.get("predicted_s")]
+    if not pts:
+        return None
+    errors = [abs(p / m - 1) for m, p, _ in pts]
+    med = statistics.median(errors)
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 5.5))
+    for v, color in (("hetcoll", "tab:blue"), ("other", "tab:gray")):
+        sel = [(m, p) for m, p, var in pts if (var == "hetcoll") == (v == "hetcoll")]
+        if sel:
+            ax.scatter([m * 1e6 for m, _ in sel], [p * 1e6 for _, p in sel], s=14, color=color,
+                       label="hetcoll's choice" if v == "hetcoll" else "forced algorithms")
+    lo = min(min(m, p) for m, p, _ in pts) * 1e6 * 0.7
+    hi = max(max(m, p) for m, p, _ in pts) * 1e6 * 1.4
+    ax.plot([lo, hi], [lo, hi], color="black", lw=1)
+    ax.fill_between([lo, hi], [lo * 0.85, hi * 0.85], [lo * 1.15, hi * 1.15], color="tab:green", alpha=0.12,
+                    label="±15 %")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("measured (µs)")
+    ax.set_ylabel("predicted (µs)")
+    ax.set_title(f"predicted against measured: median error {100 * med:.1f} % ({len(pts)} rows)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return med
+
+
+def plot_lambda(p: dict, path: Path) -> bool:
+    pts = [l for l in p.get("lambda", []) if l.get("fit1") and l.get("fit2")]
+    if not any(l["fit1"]["lambda"] > 0 and l["fit2"]["lambda"] > 0 for l in pts):
+        return False
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for sends, marker in (("blocking", "o"), ("nonblocking", "s")):
+        # λ below 0 is a fit the noise defeated (the profile says so too): not drawn on a log scale.
+        sel = sorted((l["bytes"], l["fit1"]["lambda"], l["fit2"]["lambda"]) for l in pts
+                     if l.get("sends") == sends and l["fit1"]["lambda"] > 0 and l["fit2"]["lambda"] > 0)
+        if not sel:
+            continue
+        ax.plot([b for b, _, _ in sel], [a for _, a, _ in sel], marker=marker, label=f"experiment 1, {sends} sends")
+        ax.plot([b for b, _, _ in sel], [c for _, _, c in sel], marker=marker, ls="--",
+                label=f"experiment 2, {sends} sends")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.axhline(1, color="gray", lw=0.8)
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("λ")
+    ax.set_title("λ(m) as the probe fitted it (Bruck et al. §2.2, Fig. 3)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_network(p: dict, path: Path) -> bool:
+    pairs = p.get("pairs") or {}
+    hosts = p["hosts"]
+    n = len(hosts)
+    if n < 2 or not pairs.get("small_min") or not pairs.get("large_min"):
+        return False
+    order = sorted(range(n), key=lambda h: (hosts[h]["subnet"], h))
+    small = pairs["small_min"]
+    large = pairs["large_min"]
+    big = p["measured"].get("large_bytes", 1 << 20)
+    lat = [[small[a * n + b] * 1e6 if a != b else float("nan") for b in order] for a in order]
+    bw = [[(big / (large[a * n + b] - small[a * n + b]) / 1e6) if a != b and large[a * n + b] > small[a * n + b]
+           else float("nan") for b in order] for a in order]
+    plt = _pyplot()
+    from matplotlib.patches import Rectangle
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.4))
+    names = [hosts[h]["name"] for h in order]
+    for ax, data, title, cmap in ((axes[0], lat, "one-way latency of a small message (µs)", "viridis"),
+                                  (axes[1], bw, "bandwidth of a large message (MB/s)", "magma")):
+        im = ax.imshow(data, cmap=cmap)
+        fig.colorbar(im, ax=ax, shrink=0.8)
+        ax.set_xticks(range(n))
+        ax.set_yticks(range(n))
+        ax.set_xticklabels(names, rotation=90, fontsize=7)
+        ax.set_yticklabels(names, fontsize=7)
+        ax.set_xlabel("receiver")
+        ax.set_ylabel("sender")
+        ax.set_title(title, fontsize=10)
+        start = 0
+        for s in sorted({hosts[h]["subnet"] for h in order}):
+            k = sum(1 for h in order if hosts[h]["subnet"] == s)
+            ax.add_patch(Rectangle((start - 0.5, start - 0.5), k, k, fill=False, edgecolor="white", lw=2.2))
+            ax.add_patch(Rectangle((start - 0.5, start - 0.5), k, k, fill=False, edgecolor="black", lw=0.8, ls="--"))
+            start += k
+    sub = p.get("subnets", {})
+    fig.suptitle(f"pairwise network, {sub.get('count', 1)} subnets found (threshold {sub.get('threshold', 0.2):g}, "
+                 f"gap {sub.get('gap', 0):.3g}×): outlined")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def draw_schedule(p: dict, profile_path: str, op: str, nbytes: int, path: Path) -> str | None:
+    """The planner's choice for `op` on the profile's ranks, its messages
+    drawn with Graphviz; returns the caption, None without Graphviz."""
+    dot = shutil.which("dot")
+    if not dot:
+        return None
+    ranks = int(p["measured"]["ranks"])
+    # The ranks laid out on the hosts as the probe's job was.
+    model = _core.group_model(_core.parse_model(f"profile:{profile_path}"), [], ranks)
+    elem = 8 if nbytes % 8 == 0 and nbytes else 1
+    coll = _core.collective(op, ranks, max(nbytes // elem, 1), elem_size=elem)
+    best = _core.plan(coll, model)[0]
+    sched = _core.generate(best["algorithm"], coll, model)
+    msgs = sched.messages()
+    host_of = {}
+    for h in p["hosts"]:
+        for r in h["ranks"]:
+            host_of[r] = h
+    subnets = sorted({h["subnet"] for h in p["hosts"]})
+    palette = ["#cfe2f3", "#d9ead3", "#fff2cc", "#f4cccc", "#d9d2e9", "#fce5cd", "#d0e0e3", "#ead1dc"]
+    lines = ["digraph schedule {", "  rankdir=LR; node [shape=box, style=filled, fontsize=10];",
+             f'  label="{op} {_size(nbytes)} on {ranks} ranks: {best["algorithm"]}, predicted '
+             f'{format_time(best["predicted"])}"; labelloc=t; fontsize=12;']
+    for s in subnets:
+        lines.append(f'  subgraph cluster_{s} {{ label="subnet {s}"; style=rounded; color=gray;')
+        for r in range(ranks):
+            h = host_of.get(r)
+            if h and h["subnet"] == s:
+                lines.append(f'    r{r} [label="{r}\\n{h["name"]}", fillcolor="{palette[s % len(palette)]}"];')
+        lines.append("  }")
+    seen = {}
+    order = {}
+    for src, sop, dst, _, nb in msgs:
+        order.setdefault(src, []).append((sop, dst, nb))
+    for src, lst in order.items():
+        for k, (_, dst, nb) in enumerate(sorted(lst)):
+            key = (src, dst)
+            if key in seen:
+                seen[key][1] += 1
+                continue
+            seen[key] = [k + 1, 1, nb]
+    for (src, dst), (first, count, nb) in seen.items():
+        label = f"{first}" + (f" ×{count}" if count > 1 else "")
+        lines.append(f'  r{src} -> r{dst} [label="{label}", fontsize=8];')
+    lines.append("}")
+    if len(seen) > 400:
+        return None  # unreadable
+    r = subprocess.run([dot, "-Tpng", "-Gdpi=80", "-o", str(path)], input="\n".join(lines), text=True,
+                       capture_output=True, timeout=60)
+    if r.returncode != 0:
+        return None
+    return (f"{op} of {_size(nbytes)}: {best['algorithm']} ({len(msgs)} messages; arrows numbered by the order "
+            f"they leave their sender, ×k: k messages on that pair)")
+
+
+# ------------------------------------------------------------------ page
+
+_CSS = """
+body { font-family: -apple-system, Segoe UI, Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1200px;
+       color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
+th { background: #f3f3f3; } td.l, th.l { text-align: left; }
+td.win { background: #e3f4e3; } td.lose { background: #fbe3e3; }
+figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { font-size: 0.85em; color: #555; }
+.meta { font-size: 0.85em; color: #555; }
+"""
+
+
+def _img(path: Path, alt: str) -> str:
+    data = base64.b64encode(path.read_bytes()).decode()
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def build(results: list[str], profile_path: str, out_dir: str, title: str | None = None) -> Path:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    rows, meta = load_results(results)
+    p = prof.load(profile_path)
+    figs: list[tuple[str, Path, str]] = []
+    f = out / "time_vs_size.png"
+    if plot_time_vs_size(rows, f):
+        figs.append(("Time against size", f, "Median of the repeats, slowest rank, barrier subtracted (Banikazemi "
+                     "Fig. 2; where the barrier hid the call, the call timed alone); dashed: hetcoll's prediction "
+                     "for the schedule it ran."))
+    f = out / "predicted_vs_measured.png"
+    med = plot_predicted_vs_measured(rows, f)
+    if med is not None:
+        figs.append(("Predicted against measured", f, f"Median error {100 * med:.1f} %; the band is ±15 %."))
+    f = out / "lambda.png"
+    if plot_lambda(p, f):
+        figs.append(("λ(m)", f, "Bruck's λ as the probe fitted it from both experiments, by message size."))
+    f = out / "network.png"
+    if plot_network(p, f):
+        figs.append(("The network the probe measured", f, "Hosts in subnet order; the subnets found are outlined."))
+    for op, nbytes in (("bcast", 1024), ("bcast", 1 << 20), ("allreduce", 1 << 20)):
+        f = out / f"schedule_{op}_{nbytes}.png"
+        try:
+            cap = draw_schedule(p, profile_path, op, nbytes, f)
+        except (RuntimeError, ValueError) as e:  # e.g. a profile of one rank
+            cap = None
+            print(f"hetcoll report: no drawing of {op} {nbytes} B: {e}")
+        if cap:
+            figs.append((f"The planner's {op} at {_size(nbytes)}", f, cap))
+    summ = summary_rows(rows)
+    ratios = [s["ratio"] for s in summ if s["ratio"]]
+    errs = [abs(s["error"]) for s in summ if s["error"] is not None]
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title or 'hetcoll report')}"
+             f"</title><style>{_CSS}</style></head><body>",
+             f"<h1>{html.escape(title or 'hetcoll: measured against native MPI and against its own predictions')}</h1>"]
+    hosts = p["hosts"]
+    parts.append("<p class='meta'>" + "<br>".join(html.escape(x) for x in [
+        f"profile: {profile_path} — {len(hosts)} hosts, {p['subnets']['count']} subnets, "
+        f"{p['measured']['ranks']} ranks, measured {p['measured']['created']} by {p['measured']['tool']}",
+        *[f"results: {m['path']} — {m.get('ranks')} ranks, {m.get('repeats')} repeats, {m.get('created')}, "
+          f"{m.get('tool')}" + (f" ({m['note']})" if m.get("note") else "") for m in meta],
+        (meta[0].get("procedure") or "") if meta else ""]) + "</p>")
+    if ratios:
+        won = sum(1 for r in ratios if r >= 1.0)
+        parts.append(f"<p><b>{len(ratios)} measurements</b>: hetcoll/native median ratio "
+                     f"<b>{statistics.median(ratios):.2f}×</b> (native ÷ hetcoll; above 1: hetcoll faster), "
+                     f"{won} at or above 1.0×, lowest {min(ratios):.2f}×, highest {max(ratios):.2f}×"
+                     + (f"; prediction error median <b>{100 * statistics.median(errs):.1f} %</b>" if errs else "")
+                     + ".</p>")
+    parts.append("<h2>Every measurement</h2><table><tr><th class='l'>collective</th><th>bytes</th><th>ranks</th>"
+                 "<th class='l'>hetcoll's algorithm</th><th>hetcoll</th><th>predicted</th><th>error</th>"
+                 "<th>native</th><th>native ÷ hetcoll</th><th class='l'>timing</th></tr>")
+    for s in summ:
+        cls = "" if s["ratio"] is None else " class='win'" if s["ratio"] >= 1.0 else " class='lose'"
+        err = "-" if s["error"] is None else f"{100 * s['error']:+.0f} %"
+        ratio = "-" if s["ratio"] is None else f"{s['ratio']:.2f}×"
+        pred = format_time(s["predicted_s"]) if s["predicted_s"] else "-"
+        nat = format_time(s["native_s"]) if s["native_s"] else "-"
+        parts.append(
+            f"<tr><td class='l'>{s['op']}</td><td>{_size(s['bytes'])}</td><td>{s['ranks']}</td>"
+            f"<td class='l'>{html.escape(s['algorithm'])}</td><td>{format_time(s['hetcoll_s'])}</td>"
+            f"<td>{pred}</td><td>{err}</td><td>{nat}</td><td{cls}>{ratio}</td><td class='l'>{s['timing']}</td></tr>")
+    parts.append("</table>")
+    for heading, path, caption in figs:
+        parts.append(f"<h2>{html.escape(heading)}</h2><figure>{_img(path, heading)}"
+                     f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    parts.append("<h2>The profile</h2><pre>" + html.escape("\n".join(prof.show_lines(p))) + "</pre>")
+    # A browser check (tests/python/test_report.py): after loading, the body
+    # says how many images decoded to a picture.
+    parts.append("<script>window.addEventListener('load', function () { var im = document.images, ok = 0;"
+                 " for (var i = 0; i < im.length; i++) if (im[i].complete && im[i].naturalWidth > 0) ok++;"
+                 " document.body.setAttribute('data-images', ok + '/' + im.length); });</script>")
+    parts.append("</body></html>")
+    page = out / "index.html"
+    page.write_text("\n".join(parts), encoding="utf-8")
+    (out / "summary.json").write_text(json.dumps({"rows": summ, "figures": [str(f.name) for _, f, _ in figs],
+                                                  "median_ratio": statistics.median(ratios) if ratios else None,
+                                                  "median_error": statistics.median(errs) if errs else None},
+                                                 indent=1))
+    return page

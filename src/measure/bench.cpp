@@ -1,0 +1,372 @@
+// hetcoll-bench: measured against predicted, for every collective and a
+// range of sizes — hetcoll's choice, any forced algorithms and the native
+// MPI, in the same run, candidates interleaved within each repeat.
+//
+// Timing: Banikazemi et al. Fig. 2 (measure/fig2_timing.hpp: barrier-
+// subtracted loops, the slowest rank, minimum and median over repeats);
+// beside it each call timed alone after a barrier (the slowest rank's
+// mean), for calls the barrier hides (Fig. 2 then gives 0).
+// Prediction: the schedule that ran, simulated on the model the MPI layer
+// plans with (HETCOLL_PROFILE, or --model) for the job's layout — the same
+// number hetcoll's decision used. A variant that could not run (an
+// algorithm that does not implement the collective) is reported as such.
+//
+//   mpirun -n K hetcoll-bench [-o OUT.json] [--csv OUT.csv] [--ops LIST]
+//                             [--sizes 1k,64k,1M | --min 8 --max 1M]
+//                             [--algorithms A,B,...] [--repeats 7]
+//                             [--target-ms 5] [--model SPEC|PROFILE]
+//                             [--no-native] [--no-progress]
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "algorithms/registry.hpp"
+#include "collective_calls.hpp"
+#include "config/settings.hpp"
+#include "hetcoll.h"
+#include "measure/fig2_timing.hpp"
+#include "model/machine_model.hpp"
+#include "model/profile_model.hpp"
+#include "sim/simulator.hpp"
+#include "util/json.hpp"
+
+using namespace hetcoll;
+
+namespace {
+
+int g_rank = 0, g_size = 1;
+
+[[noreturn]] void fail(const std::string& msg) {
+  if (g_rank == 0) std::fprintf(stderr, "hetcoll-bench: %s\n", msg.c_str());
+  MPI_Finalize();
+  std::exit(2);
+}
+
+struct Options {
+  std::string out, csv, model;
+  std::vector<std::string> ops = hetcoll::bench::collective_names();
+  std::vector<uint64_t> sizes;
+  uint64_t min_bytes = 8, max_bytes = uint64_t(1) << 20;
+  std::vector<std::string> algorithms;
+  int repeats = 7;
+  double target = 5e-3;  // s per measurement
+  bool native = true, progress = true;
+};
+
+uint64_t parse_bytes(const std::string& v, const std::string& what) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  const std::string u = end ? end : "";
+  const double f = u.empty() || u == "B" ? 1 : (u == "k" || u == "K") ? 1024 : (u == "m" || u == "M") ? 1048576 : -1;
+  if (end == v.c_str() || f < 0 || !(x * f >= 8) || x * f > double(uint64_t(256) << 20))
+    fail(what + " '" + v + "': a size from 8 B to 256M (e.g. 64k, 1M)");
+  return uint64_t(x * f) / 8 * 8;  // whole doubles
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  std::string x;
+  while (std::getline(ss, x, ','))
+    if (!x.empty()) v.push_back(x);
+  return v;
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  std::string sizes;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) fail(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "-o" || a == "--output") o.out = value();
+    else if (a == "--csv") o.csv = value();
+    else if (a == "--ops") o.ops = split(value());
+    else if (a == "--sizes") sizes = value();
+    else if (a == "--min") o.min_bytes = parse_bytes(value(), "--min");
+    else if (a == "--max") o.max_bytes = parse_bytes(value(), "--max");
+    else if (a == "--algorithms") o.algorithms = split(value());
+    else if (a == "--model") o.model = value();
+    else if (a == "--repeats") {
+      o.repeats = std::atoi(value().c_str());
+      if (o.repeats < 1 || o.repeats > 1000) fail("--repeats: 1 to 1000");
+    } else if (a == "--target-ms") {
+      o.target = std::atof(value().c_str()) * 1e-3;
+      if (!(o.target >= 1e-4 && o.target <= 10)) fail("--target-ms: 0.1 to 10000");
+    } else if (a == "--no-native") o.native = false;
+    else if (a == "--no-progress") o.progress = false;
+    else if (a == "-h" || a == "--help") {
+      if (g_rank == 0)
+        std::printf("usage: hetcoll-bench [-o OUT.json] [--csv OUT.csv] [--ops LIST] [--sizes 1k,64k,1M | --min 8 --max 1M]\n"
+                    "                     [--algorithms A,B,...] [--repeats 7] [--target-ms 5] [--model SPEC|PROFILE]\n"
+                    "                     [--no-native] [--no-progress]\n");
+      MPI_Finalize();
+      std::exit(0);
+    } else fail("unknown argument '" + a + "' (--help lists them)");
+  }
+  const auto& known = hetcoll::bench::collective_names();
+  for (const std::string& op : o.ops)
+    if (std::find(known.begin(), known.end(), op) == known.end()) {
+      std::string list;
+      for (auto& k : known) list += " " + k;
+      fail("--ops: '" + op + "' is not one of" + list);
+    }
+  if (!sizes.empty()) {
+    for (const std::string& s : split(sizes)) o.sizes.push_back(parse_bytes(s, "--sizes"));
+  } else {
+    if (o.min_bytes > o.max_bytes) fail("--min is above --max");
+    for (uint64_t b = o.min_bytes; b <= o.max_bytes; b *= 8) o.sizes.push_back(b);
+  }
+  std::sort(o.sizes.begin(), o.sizes.end());
+  o.sizes.erase(std::unique(o.sizes.begin(), o.sizes.end()), o.sizes.end());
+  for (const std::string& a : o.algorithms) {
+    try {
+      choose_algorithm(a);
+    } catch (const std::exception& e) {
+      fail(std::string("--algorithms: ") + e.what());
+    }
+  }
+  return o;
+}
+
+// The call hetcoll's planner sees for `op` with n doubles a rank (MPI_SUM).
+Collective describe(const std::string& name, uint64_t n) {
+  const CollOp op = coll_op_from_name(name);
+  Collective c;
+  if (op == CollOp::gatherv || op == CollOp::scatterv || op == CollOp::allgatherv || op == CollOp::reduce_scatter)
+    c = Collective::make_v(op, std::vector<uint64_t>(size_t(g_size), n), 0, 8);
+  else if (op == CollOp::alltoallv)
+    c = Collective::make_alltoallv(g_size, std::vector<uint64_t>(size_t(g_size) * size_t(g_size), n), 8);
+  else
+    c = Collective::make(op, g_size, op == CollOp::barrier ? 0 : n, 0, 8);
+  c.order_free = false;  // MPI_DOUBLE with MPI_SUM
+  return c;
+}
+
+struct Row {
+  std::string op, variant, algorithm;  // variant: hetcoll, native or the forced spec
+  uint64_t bytes = 0;
+  std::vector<double> times, alone;  // Fig. 2; timed alone
+  double predicted = NAN, barrier = 0;
+  std::string note;
+};
+
+std::string json_str(const std::string& s) { return json::Value(s).dump(); }
+
+std::string num(double x) {
+  if (!std::isfinite(x)) return "null";
+  char b[40];
+  std::snprintf(b, sizeof b, "%.6g", x);
+  return b;
+}
+
+void progress_line(size_t done, size_t total, const std::string& what) {
+  if (g_rank != 0) return;
+  const int width = 30;
+  const int filled = total ? int(double(done) / double(total) * width) : width;
+  std::fprintf(stderr, "%shetcoll-bench: [%s%s] %zu/%zu %s%s", isatty(2) ? "\r" : "",
+               std::string(size_t(filled), '#').c_str(), std::string(size_t(width - filled), '.').c_str(), done, total,
+               what.c_str(), isatty(2) ? "\033[K" : "\n");
+  if (isatty(2) && done == total) std::fprintf(stderr, "\n");
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  const Options opt = parse_args(argc, argv);
+  const double start = MPI_Wtime();
+
+  // The model the MPI layer plans with, and the job's layout on it.
+  const char* env = std::getenv("HETCOLL_PROFILE");
+  const std::string spec = !opt.model.empty() ? opt.model : env && *env ? env : setting_default("HETCOLL_PROFILE");
+  if (!opt.model.empty() && hetcoll_set_model(opt.model.c_str()) != 0)
+    fail(std::string("--model: ") + hetcoll_last_error());
+  ModelPtr model;
+  try {
+    model = load_model(spec);
+  } catch (const std::exception& e) {
+    fail(std::string("the model '") + spec + "': " + e.what());
+  }
+  char name[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  std::vector<char> names(size_t(g_size) * (MPI_MAX_PROCESSOR_NAME + 1), 0);
+  PMPI_Allgather(name, MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR,
+                 MPI_COMM_WORLD);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < g_size; ++r) hosts.emplace_back(&names[size_t(r) * (MPI_MAX_PROCESSOR_NAME + 1)]);
+  std::vector<int> layout;
+  std::string layout_note;
+  if (auto* pm = dynamic_cast<const ProfileModel*>(model.get())) {
+    for (const std::string& h : hosts) layout.push_back(pm->host_index(h));
+    if (std::any_of(layout.begin(), layout.end(), [](int h) { return h < 0; })) {
+      layout_note = "the profile does not describe every host: no predictions";
+      model = nullptr;
+    }
+  }
+  ModelPtr gm;
+  if (model) {
+    try {
+      gm = layout.empty() ? model : group_model(model, layout, g_size);
+    } catch (const std::exception& e) {
+      layout_note = std::string("no predictions: ") + e.what();
+    }
+  }
+  auto predict = [&](const std::string& algorithm, const Collective& c) -> double {
+    if (!gm || algorithm.empty() || algorithm == "native") return NAN;
+    try {
+      return simulate(generate(algorithm, c, *gm), *gm).makespan;
+    } catch (const std::exception&) {
+      return NAN;
+    }
+  };
+
+  uint64_t largest = 8;
+  for (uint64_t s : opt.sizes) largest = std::max(largest, s);
+  std::vector<char> a(size_t(largest) * size_t(g_size) + 64, 1), b(a.size(), 2);
+  std::vector<Row> rows;
+  size_t steps = 0, step = 0;
+  for (const std::string& op : opt.ops) steps += op == "barrier" ? 1 : opt.sizes.size();
+  for (const std::string& op : opt.ops) {
+    for (uint64_t bytes : opt.sizes) {
+      if (op == "barrier" && bytes != opt.sizes.front()) break;
+      const uint64_t n = op == "barrier" ? 0 : bytes / 8;
+      const Collective call = describe(op, n);
+      hetcoll::bench::Call f = hetcoll::bench::collective_call(op, int(n), a, b);
+      // Variants: hetcoll's choice, native, each forced algorithm that implements op.
+      std::vector<Row> vr;
+      auto add = [&](const std::string& variant) {
+        Row r;
+        r.op = op;
+        r.bytes = op == "barrier" ? 0 : bytes;
+        r.variant = variant;
+        vr.push_back(r);
+      };
+      add("hetcoll");
+      if (opt.native) add("native");
+      for (const std::string& spec_a : opt.algorithms) {
+        add(spec_a);
+        try {
+          choose_algorithm(spec_a, call.op);
+        } catch (const std::exception&) {
+          vr.back().note = "does not implement " + op;
+        }
+      }
+      hetcoll_set_algorithm("");
+      const int iters = fig2::iterations_for([&] { f(true); }, opt.target);
+      const double barrier = fig2::barrier_time(iters);
+      for (int rep = 0; rep < opt.repeats; ++rep)
+        for (Row& r : vr) {
+          if (!r.note.empty()) continue;
+          const bool native = r.variant == "native";
+          if (!native) {
+            const std::string rule = r.variant == "hetcoll" ? "" : op + ":@" + r.variant;
+            if (hetcoll_set_algorithm(rule.c_str()) != 0) {
+              r.note = hetcoll_last_error();
+              continue;
+            }
+            f(false);  // planned and compiled outside the timing
+            if (rep == 0) {
+              char ran[256] = {0};
+              hetcoll_last_algorithm(MPI_COMM_WORLD, ran, sizeof ran);
+              r.algorithm = ran[0] ? ran : "native";
+            }
+          } else {
+            r.algorithm = "native";
+          }
+          r.times.push_back(fig2::timed([&] { f(native); }, iters, barrier));
+          r.alone.push_back(fig2::timed_alone([&] { f(native); }, iters));
+          r.barrier = barrier;
+        }
+      hetcoll_set_algorithm("");
+      for (Row& r : vr) {
+        r.predicted = predict(r.algorithm, call);
+        rows.push_back(r);
+      }
+      ++step;
+      if (opt.progress && g_rank == 0) {
+        const fig2::Summary h = fig2::summarize(vr[0].times);
+        std::string what = op + " " + std::to_string(op == "barrier" ? 0 : bytes) + " B: " + vr[0].algorithm + " " +
+                           num(h.median * 1e6) + " us";
+        if (opt.native && vr.size() > 1) what += ", native " + num(fig2::summarize(vr[1].times).median * 1e6) + " us";
+        progress_line(step, steps, what);
+      }
+    }
+  }
+
+  int rc = 0;
+  if (g_rank == 0) {
+    char date[32];
+    std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    std::ostringstream js;
+    js << "{\n \"tool\": " << json_str(std::string("hetcoll-bench ") + hetcoll_version()) << ",\n \"created\": \"" << date
+       << "\",\n \"ranks\": " << g_size << ",\n \"hosts\": [";
+    for (int r = 0; r < g_size; ++r) js << (r ? ", " : "") << json_str(hosts[size_t(r)]);
+    js << "],\n \"model\": " << json_str(spec) << ",\n \"predictions\": " << (gm ? "true" : "false");
+    if (!layout_note.empty()) js << ",\n \"note\": " << json_str(layout_note);
+    js << ",\n \"procedure\": \"Banikazemi et al. 1999 Fig. 2: barrier-subtracted loops, the slowest rank; min and "
+          "median over repeats, variants interleaved\",\n \"repeats\": "
+       << opt.repeats << ",\n \"rows\": [";
+    std::ostringstream csv;
+    csv << "op,bytes,variant,algorithm,min_us,median_us,alone_median_us,predicted_us,note\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      const fig2::Summary s = fig2::summarize(r.times);
+      const bool ran = !r.times.empty();
+      js << (i ? ",\n" : "\n") << "  {\"op\": " << json_str(r.op) << ", \"bytes\": " << r.bytes
+         << ", \"variant\": " << json_str(r.variant) << ", \"algorithm\": " << json_str(r.algorithm)
+         << ", \"min_s\": " << (ran ? num(s.min) : "null") << ", \"median_s\": " << (ran ? num(s.median) : "null")
+         << ", \"predicted_s\": " << num(r.predicted) << ", \"times_s\": [";
+      for (size_t k = 0; k < r.times.size(); ++k) js << (k ? ", " : "") << num(r.times[k]);
+      js << "], \"alone_median_s\": " << (ran ? num(fig2::summarize(r.alone).median) : "null")
+         << ", \"barrier_s\": " << num(r.barrier);
+      if (!r.note.empty()) js << ", \"note\": " << json_str(r.note);
+      js << "}";
+      csv << r.op << ',' << r.bytes << ',' << r.variant << ',' << r.algorithm << ',' << (ran ? num(s.min * 1e6) : "")
+          << ',' << (ran ? num(s.median * 1e6) : "") << ',' << (ran ? num(fig2::summarize(r.alone).median * 1e6) : "")
+          << ',' << (std::isfinite(r.predicted) ? num(r.predicted * 1e6) : "")
+          << ',' << '"' << r.note << '"' << '\n';
+    }
+    js << "\n ]\n}\n";
+    auto write = [&](const std::string& path, const std::string& text) {
+      if (path.empty() || path == "-") {
+        std::fputs(text.c_str(), stdout);
+        return true;
+      }
+      std::ofstream out(path, std::ios::binary);
+      out << text;
+      return bool(out);
+    };
+    if (!write(opt.out, js.str())) {
+      std::fprintf(stderr, "hetcoll-bench: cannot write %s\n", opt.out.c_str());
+      rc = 1;
+    }
+    if (!opt.csv.empty() && !write(opt.csv, csv.str())) {
+      std::fprintf(stderr, "hetcoll-bench: cannot write %s\n", opt.csv.c_str());
+      rc = 1;
+    }
+    if (!opt.out.empty() && opt.out != "-")
+      std::fprintf(stderr, "hetcoll-bench: %zu rows, %d ranks, %.1f s; wrote %s%s%s\n", rows.size(), g_size,
+                   MPI_Wtime() - start, opt.out.c_str(), opt.csv.empty() ? "" : " and ", opt.csv.c_str());
+  }
+  PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,83 @@
+// Banikazemi et al. 1999, Fig. 2: the completion time of a collective.
+//
+//   barrier; iters × barrier            → the barrier's own time
+//   barrier; iters × (collective; barrier)
+//   local = elapsed / iters − barrier;  global = max over ranks
+//
+// The slowest rank's time counts; repeated, the minimum and the median are
+// reported. hetcoll-tune and hetcoll-bench time every call this way (one
+// place for the procedure). MPI programs only: barriers are the native
+// PMPI_Barrier, never the collective under test.
+#pragma once
+#include <mpi.h>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+namespace hetcoll::fig2 {
+
+// The barrier's time per call (rank 0's, the same everywhere).
+inline double barrier_time(int iters, MPI_Comm comm = MPI_COMM_WORLD) {
+  PMPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; ++i) PMPI_Barrier(comm);
+  double t = (MPI_Wtime() - t0) / iters;
+  PMPI_Bcast(&t, 1, MPI_DOUBLE, 0, comm);
+  return t;
+}
+
+// One measurement of `call`: the slowest rank's time per call, the barrier
+// subtracted (on rank 0; 0 elsewhere).
+inline double timed(const std::function<void()>& call, int iters, double barrier, MPI_Comm comm = MPI_COMM_WORLD) {
+  PMPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; ++i) {
+    call();
+    PMPI_Barrier(comm);
+  }
+  double local = std::max(0.0, (MPI_Wtime() - t0) / iters - barrier), slowest = 0;
+  PMPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  return slowest;
+}
+
+// Where the barrier after each call hides the call (a latency-bound call
+// whose last message arrives while the barrier's first ones are on their
+// way), Fig. 2 gives 0. The call timed alone then: barrier, call, each rank
+// its own elapsed time; the slowest rank's mean (on rank 0; 0 elsewhere).
+inline double timed_alone(const std::function<void()>& call, int iters, MPI_Comm comm = MPI_COMM_WORLD) {
+  double sum = 0;
+  for (int i = 0; i < iters; ++i) {
+    PMPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    call();
+    sum += MPI_Wtime() - t0;
+  }
+  double local = sum / iters, slowest = 0;
+  PMPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  return slowest;
+}
+
+// Iterations for about `target` seconds per measurement, from a pilot of
+// three calls (rank 0 decides; 3 … 1000).
+inline int iterations_for(const std::function<void()>& call, double target, MPI_Comm comm = MPI_COMM_WORLD) {
+  call();
+  PMPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < 3; ++i) call();
+  const double pilot = (MPI_Wtime() - t0) / 3;
+  int iters = int(std::clamp(target / std::max(pilot, 1e-7), 3.0, 1000.0));
+  PMPI_Bcast(&iters, 1, MPI_INT, 0, comm);
+  return iters;
+}
+
+struct Summary {
+  double min = 0, median = 0;
+};
+inline Summary summarize(std::vector<double> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  return {v.front(), v[(v.size() - 1) / 2]};
+}
+
+}  // namespace hetcoll::fig2

@@ -1,0 +1,114 @@
+"""hetcoll report: the page and its plots from bench results and a profile,
+and the page rendered by headless Chromium (every image decoded)."""
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PROFILE = ROOT / "bench/results/smpi_harness/profiles/three_subnets.json"
+
+
+def fake_results(path: Path, ranks: int = 16) -> Path:
+    """Bench rows as hetcoll-bench writes them: hetcoll, native and a forced
+    algorithm for three collectives at three sizes."""
+    rows = []
+    for op in ("bcast", "allreduce", "alltoall"):
+        for b in (1024, 65536, 1 << 20):
+            t = 1e-4 + b * 1e-8
+            for variant, k, alg in (("hetcoll", 1.0, "hierarchical"), ("native", 1.7, "native"),
+                                    ("binomial_tree", 1.2, "binomial_tree")):
+                rows.append({"op": op, "bytes": b, "variant": variant, "algorithm": alg,
+                             "min_s": t * k * 0.95, "median_s": t * k, "times_s": [t * k] * 3,
+                             "predicted_s": None if variant == "native" else t * k * 1.05})
+    rows.append({"op": "barrier", "bytes": 0, "variant": "hetcoll", "algorithm": "hierarchical", "min_s": 1e-4,
+                 "median_s": 1.1e-4, "times_s": [1.1e-4], "predicted_s": 1.0e-4})
+    doc = {"tool": "hetcoll-bench test", "created": "2026-11-23T00:00:00Z", "ranks": ranks, "hosts": [],
+           "model": str(PROFILE), "predictions": True, "procedure": "Fig. 2", "repeats": 3, "rows": rows}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def images_of(page: Path) -> list[bytes]:
+    return [base64.b64decode(m) for m in re.findall(r'src="data:image/png;base64,([^"]+)"', page.read_text())]
+
+
+def test_report_has_every_plot(tmp_path):
+    from hetcoll import report
+
+    page = report.build([str(fake_results(tmp_path / "bench.json"))], str(PROFILE), str(tmp_path / "out"))
+    text = page.read_text()
+    assert "http://" not in text and "https://" not in text  # self-contained: nothing to fetch
+    imgs = images_of(page)
+    expected = ["time_vs_size", "predicted_vs_measured", "lambda", "network", "schedule_bcast_1024",
+                "schedule_bcast_1048576", "schedule_allreduce_1048576"]
+    if not shutil.which("dot"):
+        expected = expected[:4]
+    assert len(imgs) == len(expected)
+    for name in expected:
+        png = (tmp_path / "out" / f"{name}.png").read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000, name
+        w, h = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        assert w > 300 and h > 100 and w * h > 150000, (name, w, h)
+    for png in imgs:
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["median_ratio"] == pytest.approx(1.7)
+    assert summary["median_error"] == pytest.approx(0.05, rel=1e-6)
+    # The table: every (op, size) with hetcoll's algorithm and the ratio.
+    assert text.count("<tr>") == 1 + 10
+    assert "1.70×" in text and "hierarchical" in text
+
+
+def test_report_refuses_what_is_not_a_result(tmp_path, run_cli):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"hello": 1}')
+    code, out, err = run_cli("report", str(bad), str(PROFILE), "-o", str(tmp_path / "o"))
+    assert code != 0 and "not a hetcoll bench result" in err
+    code, out, err = run_cli("report", str(PROFILE), "-o", str(tmp_path / "o"))
+    assert code != 0 and "at least one results file and the profile" in err
+    code, out, err = run_cli("report", str(fake_results(tmp_path / "b.json")), str(tmp_path / "missing.json"),
+                             "-o", str(tmp_path / "o"))
+    assert code != 0 and not (tmp_path / "o" / "index.html").exists()
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+@pytest.mark.skipif(chromium() is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_report_renders_in_headless_chromium(tmp_path):
+    """The page in a real browser: every image decodes (the page's own
+    check, read from the DOM after load), and a screenshot that is not
+    blank — kept for the README when HETCOLL_SCREENSHOT names a file."""
+    from hetcoll import report
+
+    page = report.build([str(fake_results(tmp_path / "bench.json"))], str(PROFILE), str(tmp_path / "out"))
+    n = len(images_of(page))
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000"]
+    dom = subprocess.run([chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
+                         timeout=120).stdout
+    assert f'data-images="{n}/{n}"' in dom, dom[-500:]
+    shot = tmp_path / "shot.png"
+    subprocess.run([chromium(), *flags, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri()],
+                   capture_output=True, timeout=120)
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    import matplotlib.image as mpimg
+    import numpy as np
+
+    pixels = mpimg.imread(str(shot))
+    assert pixels.shape[0] >= 2000 and pixels.shape[1] >= 1200
+    assert np.std(pixels[..., :3]) > 0.05  # not blank: plots and tables drawn
+    if os.environ.get("HETCOLL_SCREENSHOT"):
+        shutil.copy(shot, os.environ["HETCOLL_SCREENSHOT"])
