@@ -58,12 +58,18 @@ inline double timed_alone(const std::function<void()>& call, int iters, MPI_Comm
   return slowest;
 }
 
-// Iterations for about `target` seconds per measurement, from a pilot of
-// three calls (rank 0 decides; 3 … 1000).
+// Iterations for about `target` seconds per measurement, from a pilot
+// (rank 0 decides; 1 … 1000): a call, then — unless that one took the
+// target already — three more timed.
 inline int iterations_for(const std::function<void()>& call, double target, MPI_Comm comm = MPI_COMM_WORLD) {
-  call();
   PMPI_Barrier(comm);
-  const double t0 = MPI_Wtime();
+  double t0 = MPI_Wtime();
+  call();
+  double first = MPI_Wtime() - t0;
+  PMPI_Bcast(&first, 1, MPI_DOUBLE, 0, comm);
+  if (first >= target) return 1;
+  PMPI_Barrier(comm);
+  t0 = MPI_Wtime();
   for (int i = 0; i < 3; ++i) call();
   const double pilot = (MPI_Wtime() - t0) / 3;
   int iters = int(std::clamp(target / std::max(pilot, 1e-7), 3.0, 1000.0));

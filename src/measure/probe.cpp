@@ -458,7 +458,7 @@ int main(int argc, char** argv) {
   SubnetPartition part;
   RingOrder ring;
   if (g_rank == 0) {
-    part = partition_subnets(pd.small_min, size_t(H), opt.threshold);
+    part = significant_subnets(pd.small_min, size_t(H), opt.threshold);
     subnet_of = part.subnet_of;
     ring = ring_order(pd.small_min, size_t(H), subnet_of);
   }

@@ -101,6 +101,16 @@ SubnetPartition partition_subnets(const std::vector<double>& cost, size_t n, dou
   return p;
 }
 
+SubnetPartition significant_subnets(const std::vector<double>& cost, size_t n, double threshold) {
+  SubnetPartition p = partition_subnets(cost, n, threshold);
+  for (double t : {0.5, 1.0, 2.0}) {
+    if (p.count() <= 1 || p.gap >= kMinSubnetGap) break;
+    if (t <= threshold) continue;
+    p = partition_subnets(cost, n, t);
+  }
+  return p;
+}
+
 RingOrder ring_order(const std::vector<double>& cost, size_t n, const std::vector<int>& subnet_of) {
   check_costs(cost, n);
   if (subnet_of.size() != n) throw InputError(cat("ring order: ", subnet_of.size(), " subnets given for ", n, " hosts"));

@@ -375,7 +375,14 @@ def up(topo: Topology, log=print) -> None:
                 if cgroup_version() == 0:
                     raise RuntimeError(f"host {h.name} is slow, but this machine has no cpu cgroup controller")
                 d = make_cgroup(h.name, h.cpu)
-                (STATE / f"cgroup.{h.name}").write_text(str(d))
+                # Inside a namespace /sys is remounted without the cgroup
+                # tree: rsh-agent joins the cgroup through a bind mount
+                # under the state directory.
+                view = STATE / "cgroup"
+                if not os.path.ismount(view):
+                    view.mkdir(exist_ok=True)
+                    sh("mount", "--bind", str(d.parent), str(view))
+                (STATE / f"cgroup.{h.name}").write_text(str(view / d.name))
     # delayd: every packet that comes in from a subnet goes through the TUN.
     if len(topo.subnets) > 1 and any(d > 0 for row in topo.delay for d in row):
         exe = delayd_binary()
@@ -452,7 +459,10 @@ def down(quiet: bool = False) -> None:
                     d.rmdir()
                 except OSError:
                     pass
-    if STATE.exists():
+    view = STATE / "cgroup"
+    if os.path.ismount(view):
+        subprocess.run(["umount", "-l", str(view)], capture_output=True)
+    if STATE.exists() and not os.path.ismount(view):  # never delete through a mount
         shutil.rmtree(STATE, ignore_errors=True)
     if not quiet:
         print(f"netns: down ({len(names)} namespaces removed)")

@@ -61,6 +61,30 @@ TEST(Subnets, ThresholdDecides) {
   EXPECT_THROW(partition_subnets(c, 8, NAN), InputError);
 }
 
+TEST(Subnets, LoadNoiseIsNotASubnet) {
+  // What the probe measured on the emulated cluster (8 hosts, 3 subnets
+  // 1 ms apart): host 0 carries mpirun and two ranks, and every latency
+  // from it reads 1.4x its subnet's. ECO's 20 % splits it off — a
+  // partition without a gap (1.0x); widened, the three subnets stand.
+  std::vector<int> truth;
+  auto c = subnet_costs({3, 3, 2}, {37e-6, 39e-6, 50e-6}, 1.1e-3, 0.02, 7, &truth);
+  for (size_t j = 1; j < 3; ++j) c[j] = c[j * 8] = 52e-6;
+  const SubnetPartition eco = partition_subnets(c, 8);
+  EXPECT_EQ(eco.count(), 4);
+  EXPECT_LT(eco.gap, kMinSubnetGap);
+  const SubnetPartition p = significant_subnets(c, 8);
+  EXPECT_EQ(p.subnet_of, truth);
+  EXPECT_EQ(p.threshold, 0.5);
+  EXPECT_GT(p.gap, 15);
+  // Where ECO's partition has its gap, it is the answer (threshold kept).
+  auto clean = subnet_costs({8, 4, 4}, {30e-6, 60e-6, 45e-6}, 3e-3, 0.05, 1);
+  EXPECT_EQ(significant_subnets(clean, 16).threshold, kEcoThreshold);
+  EXPECT_EQ(significant_subnets(clean, 16).subnet_of, partition_subnets(clean, 16).subnet_of);
+  // Noise alone: one subnet.
+  auto flat = subnet_costs({12}, {10e-6}, 0, 0.35, 9);
+  EXPECT_EQ(significant_subnets(flat, 12).count(), 1);
+}
+
 TEST(Subnets, AFewBadMeasurementsDoNotSplitASubnet) {
   // ECO §4.1: a host joining is not checked against every member.
   std::vector<int> truth;
