@@ -27,7 +27,7 @@ echo "   HETCOLL_DEBUG=explain: one line per decision"
 mpirun -n 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp \
   -x LD_PRELOAD="$(.venv/bin/hetcoll lib)" -x HETCOLL_DEBUG=explain build/py/plain_mpi_app 2>&1 | head -12
 
-if why=$(python3 testbed/netns/cluster.py check 2>&1); then
+if [[ -z ${HC_DEMO_LOCAL:-} ]] && why=$(python3 testbed/netns/cluster.py check 2>&1); then
   echo
   echo "== The emulated cluster (testbed/netns/topologies/demo8.toml): network namespaces, bridges, a router,"
   echo "   tbf rates, delayd latencies, a CPU quota for the slow host; Open MPI launched into the namespaces"
@@ -38,7 +38,7 @@ if why=$(python3 testbed/netns/cluster.py check 2>&1); then
   report=$out/cluster/report/index.html
 else
   echo
-  echo "== No emulated cluster here ($why): the same job on 4 local ranks"
+  echo "== No emulated cluster here (${why:-HC_DEMO_LOCAL is set}): the same job on 4 local ranks"
   HC_DEMO_NP=4 HC_DEMO_TITLE="hetcoll on 4 local ranks" testbed/netns/demo_job.sh "$PWD/$out/local"
   report=$out/local/report/index.html
   echo

@@ -539,7 +539,7 @@ def cmd_probe(args) -> int:
     return 0
 
 
-def _run_tune(np, profile, ops, extra, max_bytes, repeats) -> None:
+def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None) -> None:
     from pathlib import Path
 
     from . import profile as prof
@@ -548,7 +548,8 @@ def _run_tune(np, profile, ops, extra, max_bytes, repeats) -> None:
     if not Path(exe).exists():
         raise CliError("hetcoll-tune was not built (no MPI found at build time)")
     prof.load(profile, with_pairs=False)  # a clear error before mpirun starts
-    tune_args = [exe, str(profile), "--max", str(max_bytes), "--repeats", str(repeats)]
+    tune_args = [exe, str(profile), "--repeats", str(repeats)]
+    tune_args += ["--sizes", ",".join(str(b) for b in sizes)] if sizes else ["--max", str(max_bytes)]
     if ops:
         tune_args += ["--ops", ops]
     cmd, env = prof.mpirun_command(np, tune_args, extra)
@@ -618,7 +619,7 @@ def cmd_tune(args) -> int:
     extra = list(args.mpirun_args or [])
     if extra and extra[0] == "--":
         extra = extra[1:]
-    _run_tune(args.np, args.profile, args.ops, extra, args.max, args.repeats)
+    _run_tune(args.np, args.profile, args.ops, extra, args.max, args.repeats, args.sizes)
     print(f"hetcoll: measured decisions stored in {args.profile}; 'hetcoll profile show {args.profile}' lists them")
     return 0
 
@@ -880,6 +881,8 @@ def build_parser() -> argparse.ArgumentParser:
     tu.add_argument("--ops", help="collectives, comma-separated (default: bcast reduce allreduce gather scatter "
                     "allgather reduce_scatter_block alltoall scan barrier)")
     tu.add_argument("--max", type=parse_size, default=1 << 20, help="largest size per rank (default 1M)")
+    tu.add_argument("--sizes", type=_size_list, help="these sizes per rank instead (e.g. 1k,64k): each decides the "
+                    "size classes nearer to it than to the others")
     tu.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=7)
     tu.set_defaults(func=cmd_tune, mpirun_args=[])
 

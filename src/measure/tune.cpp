@@ -13,7 +13,7 @@
 // smallest median. Every decision is rank 0's, broadcast.
 //
 //   mpirun -n K hetcoll-tune PROFILE [-o OUT] [--ops bcast,allreduce,...]
-//                            [--max 1M] [--repeats 7] [--candidates 3]
+//                            [--max 1M | --sizes 1k,64k] [--repeats 7] [--candidates 3]
 #include <mpi.h>
 
 #include <algorithm>
@@ -52,6 +52,7 @@ struct Options {
   std::vector<std::string> ops = {"bcast", "reduce", "allreduce", "gather", "scatter", "allgather",
                                   "reduce_scatter_block", "alltoall", "scan", "barrier"};
   uint64_t max_bytes = uint64_t(1) << 20;
+  std::vector<uint64_t> sizes;  // --sizes; empty: 8, 64, … up to max_bytes
   int repeats = 7;
   int candidates = 3;
   double target = 2e-3;  // s per measurement
@@ -82,6 +83,16 @@ Options parse_args(int argc, char** argv) {
       std::string op;
       while (std::getline(ss, op, ',')) o.ops.push_back(op);
     } else if (a == "--max") o.max_bytes = parse_bytes(value());
+    else if (a == "--sizes") {
+      std::stringstream ss(value());
+      std::string x;
+      while (std::getline(ss, x, ','))
+        if (!x.empty()) o.sizes.push_back(parse_bytes(x) / 8 * 8);
+      if (o.sizes.empty()) fail("--sizes: a list such as 1k,64k");
+      std::sort(o.sizes.begin(), o.sizes.end());
+      o.sizes.erase(std::unique(o.sizes.begin(), o.sizes.end()), o.sizes.end());
+      o.max_bytes = o.sizes.back();
+    }
     else if (a == "--repeats") {
       o.repeats = std::atoi(value().c_str());
       if (o.repeats < 1 || o.repeats > 1000) fail("--repeats: 1 to 1000");
@@ -92,7 +103,7 @@ Options parse_args(int argc, char** argv) {
     else if (a == "-h" || a == "--help") {
       if (g_rank == 0)
         std::printf("usage: hetcoll-tune PROFILE [-o OUT] [--ops bcast,allreduce,...] [--max 1M] [--repeats 7] "
-                    "[--candidates 3] [--no-progress]\n");
+                    "[--candidates 3] [--sizes 1k,64k] [--no-progress]\n");
       MPI_Finalize();
       std::exit(0);
     } else if (!a.empty() && a[0] == '-') fail("unknown argument '" + a + "' (--help lists them)");
@@ -162,8 +173,9 @@ int main(int argc, char** argv) {
       return 2;
     }
 
-  std::vector<uint64_t> sizes;
-  for (uint64_t b = 8; b <= opt.max_bytes; b *= 8) sizes.push_back(b);
+  std::vector<uint64_t> sizes = opt.sizes;
+  if (sizes.empty())
+    for (uint64_t b = 8; b <= opt.max_bytes; b *= 8) sizes.push_back(b);
   std::vector<char> a(size_t(opt.max_bytes) * size_t(g_size) + 64, 1), b(a.size(), 2);
   TunedLayout tuned;
   tuned.hosts = layout;

@@ -21,7 +21,7 @@ step "2/5 subnets and ring the probe found"
 "$hetcoll" subnets "$out/profile.json"
 "$hetcoll" ring "$out/profile.json" | head -5
 step "3/5 tune: native against hetcoll's best candidates, the winners stored in the profile"
-"$hetcoll" tune --np "$np" "$out/profile.json" --ops "$ops" --max "${HC_DEMO_TUNE_MAX:-64k}" --repeats 3
+"$hetcoll" tune --np "$np" "$out/profile.json" --ops "$ops" --sizes "${HC_DEMO_TUNE_SIZES:-8,1k,64k}" --repeats 3
 step "4/5 bench: hetcoll against native $(mpirun --version 2>/dev/null | head -1), $ops at $sizes"
 "$hetcoll" bench --np "$np" --profile "$out/profile.json" --ops "$ops" --sizes "$sizes" --repeats "$repeats" \
   -o "$out/bench.json" --csv "$out/bench.csv"
