@@ -15,7 +15,7 @@ out=${HC_DEMO_OUT:-results/demo}
 mkdir -p "$out"
 echo
 echo "== The tour: Bruck's tables, trees, plans and predictions (figures in $out)"
-.venv/bin/hetcoll demo --out "$out" | head -60
+.venv/bin/hetcoll demo --out "$out"
 if ! command -v mpirun >/dev/null 2>&1 || [[ ! -x build/py/plain_mpi_app ]]; then
   echo "(no MPI: the rest of the demo needs Open MPI)"
   exit 0
@@ -25,7 +25,7 @@ echo
 echo "== An unmodified MPI program (built without hetcoll) with LD_PRELOAD=\$(hetcoll lib), 4 ranks,"
 echo "   HETCOLL_DEBUG=explain: one line per decision"
 mpirun -n 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp \
-  -x LD_PRELOAD="$(.venv/bin/hetcoll lib)" -x HETCOLL_DEBUG=explain build/py/plain_mpi_app 2>&1 | head -12
+  -x LD_PRELOAD="$(.venv/bin/hetcoll lib)" -x HETCOLL_DEBUG=explain build/py/plain_mpi_app
 
 if [[ -z ${HC_DEMO_LOCAL:-} ]] && why=$(python3 testbed/netns/cluster.py check 2>&1); then
   echo

@@ -12,18 +12,18 @@ hetcoll=${HETCOLL:-$here/.venv/bin/hetcoll}
 np=${HC_NETNS_RANKS:-${HC_DEMO_NP:-4}}
 ops=${HC_DEMO_OPS:-bcast,reduce,allreduce,allgather,alltoall,reduce_scatter_block}
 sizes=${HC_DEMO_SIZES:-1k,64k,1M}
-repeats=${HC_DEMO_REPEATS:-3}
+repeats=${HC_DEMO_REPEATS:-5}
 step() { printf '\n== [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 step "1/5 probe: $np ranks on ${HC_NETNS_HOSTS:-this machine} (pairwise latency and bandwidth, overheads, lambda)"
 "$hetcoll" probe --np "$np" -o "$out/profile.json" --budget "${HC_DEMO_PROBE_S:-120}" --large 256k
 step "2/5 subnets and ring the probe found"
 "$hetcoll" subnets "$out/profile.json"
-"$hetcoll" ring "$out/profile.json" | head -5
+"$hetcoll" ring "$out/profile.json"
 step "3/5 tune: native against hetcoll's best candidates, the winners stored in the profile"
 "$hetcoll" tune --np "$np" "$out/profile.json" --ops "$ops" --sizes "${HC_DEMO_TUNE_SIZES:-8,1k,64k}" --repeats 3
 step "4/5 bench: hetcoll against native $(mpirun --version 2>/dev/null | head -1), $ops at $sizes"
-"$hetcoll" bench --np "$np" --profile "$out/profile.json" --ops "$ops" --sizes "$sizes" --repeats "$repeats" \
+"$hetcoll" bench --np "$np" --profile "$out/profile.json" --ops "$ops" --sizes "$sizes" --repeats "$repeats" --target-ms 30 \
   -o "$out/bench.json" --csv "$out/bench.csv"
 step "5/5 report"
 "$hetcoll" report "$out/bench.json" "$out/profile.json" -o "$out/report" --title "${HC_DEMO_TITLE:-hetcoll on $np ranks}"
