@@ -112,3 +112,14 @@ def test_report_renders_in_headless_chromium(tmp_path):
     assert np.std(pixels[..., :3]) > 0.05  # not blank: plots and tables drawn
     if os.environ.get("HETCOLL_SCREENSHOT"):
         shutil.copy(shot, os.environ["HETCOLL_SCREENSHOT"])
+
+
+def test_bench_builds_its_mpirun_command(run_cli, tmp_path):
+    code, out, err = run_cli("bench", "--np", "3", "--ops", "bcast,alltoallv", "--sizes", "1k,1M", "--algorithms",
+                             "binomial_tree", "--profile", str(PROFILE), "-o", str(tmp_path / "b.json"), "--dry-run",
+                             "--", "--mca", "btl", "self,tcp")
+    assert code == 0, err
+    assert "-n 3" in out and "hetcoll-bench" in out and "--sizes 1024,1048576" in out
+    assert "--algorithms binomial_tree" in out and "--mca btl self,tcp" in out
+    code, out, err = run_cli("bench", "--np", "2", "--profile", str(tmp_path / "missing.json"), "--dry-run")
+    assert code != 0
