@@ -134,8 +134,10 @@ def _build(args):
     candidate for the call's size class); the candidates shown are those the
     decision weighed. With --algorithm, that algorithm.
     """
-    model = _core.parse_model(args.model)
     coll = _collective(args)
+    # A profile describes hosts: the call's ranks laid out on them as the
+    # probe's job was (what the MPI layer does without a rank map).
+    model = _core.group_model(_core.parse_model(args.model), [], coll.nranks)
     explain = getattr(args, "explain", False)
     candidates = None
     decision = None
@@ -367,8 +369,8 @@ def cmd_plan(args) -> int:
 def cmd_simulate(args) -> int:
     if args.schedule:
         schedule = _load_schedule(args.schedule)
-        model = _core.parse_model(args.model)
         coll = schedule.collective
+        model = _core.group_model(_core.parse_model(args.model), [], coll.nranks)
         candidates = None
         report = schedule.validate()
         if not report["ok"]:

@@ -238,6 +238,9 @@ Schedule generate(const AlgorithmChoice& choice, const Collective& coll, const M
   const Algorithm& a = *choice.algorithm;
   if (!a.supports(coll.op)) choose_algorithm(a.name, coll.op);  // throws the error that lists the valid ones
   coll.check();
+  if (model.ranks() > 0 && coll.nranks > model.ranks())
+    throw InputError(cat("the model describes ", model.ranks(), model.maps_hosts() ? " hosts" : " ranks", "; a call on ",
+                         coll.nranks, " ranks needs ", model.maps_hosts() ? "them placed on its hosts (group_model)" : "a model of as many"));
   GenContext ctx{coll, model, choice.params, only_rank, op_limit};
   if (moves_no_data(coll)) return Builder(coll, choice.spec()).finish();
   return a.generate(ctx);

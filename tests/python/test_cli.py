@@ -342,3 +342,16 @@ def test_bench_report_rejects_other_files(run_cli, tmp_path):
     assert code == 2 and err.count("\n") == 1 and "not bench_mpi output" in err
     code, out, err = run_cli("bench-report", str(tmp_path / "missing.json"))
     assert code == 2 and "cannot read" in err
+
+
+def test_plan_on_a_profile_places_the_ranks_on_its_hosts(run_cli):
+    # 11 ranks on the emulated cluster's 8 hosts: laid out as the probe's job
+    # was (it was an internal error before); a model of too few ranks is a
+    # clear error.
+    import pathlib
+    prof = pathlib.Path(__file__).resolve().parents[2] / "bench/results/netns/profile.json"
+    code, out, err = run_cli("plan", "allreduce", "-n", "11", "-m", f"profile:{prof}", "-b", "1M")
+    assert code == 0, err
+    assert "p=11" in out and "predicted" in out
+    code, out, err = run_cli("plan", "allreduce", "-n", "12", "-m", "cluster:subnets=4+4", "--algorithm", "ring_allreduce")
+    assert code == 2 and "describes 8 ranks" in err and "internal error" not in err
