@@ -35,6 +35,7 @@
 #include "config/settings.hpp"
 #include "hetcoll.h"
 #include "measure/fig2_timing.hpp"
+#include "measure/program_args.hpp"
 #include "model/machine_model.hpp"
 #include "model/profile_model.hpp"
 #include "sim/simulator.hpp"
@@ -46,11 +47,8 @@ namespace {
 
 int g_rank = 0, g_size = 1;
 
-[[noreturn]] void fail(const std::string& msg) {
-  if (g_rank == 0) std::fprintf(stderr, "hetcoll-bench: %s\n", msg.c_str());
-  MPI_Finalize();
-  std::exit(2);
-}
+using program::fail;
+using program::split;
 
 struct Options {
   std::string out, csv, model;
@@ -63,24 +61,7 @@ struct Options {
   bool native = true, progress = true;
 };
 
-uint64_t parse_bytes(const std::string& v, const std::string& what) {
-  char* end = nullptr;
-  const double x = std::strtod(v.c_str(), &end);
-  const std::string u = end ? end : "";
-  const double f = u.empty() || u == "B" ? 1 : (u == "k" || u == "K") ? 1024 : (u == "m" || u == "M") ? 1048576 : -1;
-  if (end == v.c_str() || f < 0 || !(x * f >= 8) || x * f > double(uint64_t(256) << 20))
-    fail(what + " '" + v + "': a size from 8 B to 256M (e.g. 64k, 1M)");
-  return uint64_t(x * f) / 8 * 8;  // whole doubles
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ','))
-    if (!x.empty()) v.push_back(x);
-  return v;
-}
+uint64_t parse_bytes(const std::string& v, const std::string& what) { return program::parse_size(v, what); }
 
 Options parse_args(int argc, char** argv) {
   Options o;
@@ -187,6 +168,7 @@ void progress_line(size_t done, size_t total, const std::string& what) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  program::name() = "hetcoll-bench";
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   const Options opt = parse_args(argc, argv);

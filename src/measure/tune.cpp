@@ -31,6 +31,7 @@
 #include "collective_calls.hpp"
 #include "hetcoll.h"
 #include "measure/fig2_timing.hpp"
+#include "measure/program_args.hpp"
 #include "measure/profile.hpp"
 #include "model/profile_model.hpp"
 #include "plan/planner.hpp"
@@ -41,11 +42,7 @@ namespace {
 
 int g_rank = 0, g_size = 1;
 
-[[noreturn]] void fail(const std::string& msg) {
-  if (g_rank == 0) std::fprintf(stderr, "hetcoll-tune: %s\n", msg.c_str());
-  MPI_Finalize();
-  std::exit(2);
-}
+using program::fail;
 
 struct Options {
   std::string profile, out;
@@ -59,14 +56,7 @@ struct Options {
   bool progress = true;
 };
 
-uint64_t parse_bytes(const std::string& v) {
-  char* end = nullptr;
-  double x = std::strtod(v.c_str(), &end);
-  std::string u = end ? end : "";
-  double f = u.empty() ? 1 : (u == "k" || u == "K") ? 1024 : (u == "m" || u == "M") ? 1048576 : -1;
-  if (f < 0 || !(x * f >= 8) || x * f > double(64 << 20)) fail("--max '" + v + "': a size from 8 to 64M");
-  return uint64_t(x * f);
-}
+uint64_t parse_bytes(const std::string& v) { return program::parse_size(v, "--max/--sizes", uint64_t(64) << 20); }
 
 Options parse_args(int argc, char** argv) {
   Options o;
@@ -77,17 +67,10 @@ Options parse_args(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "-o" || a == "--output") o.out = value();
-    else if (a == "--ops") {
-      o.ops.clear();
-      std::stringstream ss(value());
-      std::string op;
-      while (std::getline(ss, op, ',')) o.ops.push_back(op);
-    } else if (a == "--max") o.max_bytes = parse_bytes(value());
+    else if (a == "--ops") o.ops = program::split(value());
+    else if (a == "--max") o.max_bytes = parse_bytes(value());
     else if (a == "--sizes") {
-      std::stringstream ss(value());
-      std::string x;
-      while (std::getline(ss, x, ','))
-        if (!x.empty()) o.sizes.push_back(parse_bytes(x) / 8 * 8);
+      for (const std::string& x : program::split(value())) o.sizes.push_back(parse_bytes(x));
       if (o.sizes.empty()) fail("--sizes: a list such as 1k,64k");
       std::sort(o.sizes.begin(), o.sizes.end());
       o.sizes.erase(std::unique(o.sizes.begin(), o.sizes.end()), o.sizes.end());
@@ -141,6 +124,7 @@ Measure summarize(const std::vector<double>& v) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  program::name() = "hetcoll-tune";
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   const Options opt = parse_args(argc, argv);
