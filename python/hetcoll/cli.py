@@ -523,22 +523,39 @@ def cmd_probe(args) -> int:
         probe_args.append("--sequential")
     if args.no_lambda:
         probe_args.append("--no-lambda")
-    extra = list(args.mpirun_args or [])
-    if extra and extra[0] == "--":
-        extra = extra[1:]
-    cmd, env = prof.mpirun_command(args.np, probe_args, extra)
-    if args.dry_run:
-        print(" ".join(cmd))
+    extra = _mpirun_args(args)
+    if not _run_mpi(args.np, probe_args, extra, "the probe", dry_run=args.dry_run):
         return 0
-    rc = subprocess.run(cmd, env=env).returncode
-    if rc != 0:
-        raise CliError(f"the probe failed (exit {rc}): {' '.join(cmd)}")
     p = prof.load(args.output, with_pairs=False)
     print(f"hetcoll: profile of {len(p['hosts'])} hosts in {p['subnets']['count']} subnets written to {args.output}; "
           f"'hetcoll profile show {args.output}' summarises it, HETCOLL_PROFILE={args.output} uses it")
     if args.tune:
         _run_tune(args.np, args.output, None, extra, args.tune_max, args.tune_repeats)
     return 0
+
+
+def _mpirun_args(args) -> list:
+    """What followed '--' on the command line: arguments for mpirun."""
+    extra = list(getattr(args, "mpirun_args", None) or [])
+    return extra[1:] if extra and extra[0] == "--" else extra
+
+
+def _run_mpi(np, program, extra, what, env_set=None, env_drop=(), dry_run=False) -> bool:
+    """PROGRAM under mpirun (profile.mpirun_command); a failure is a CliError
+    naming the command. With dry_run the command is printed instead (False)."""
+    from . import profile as prof
+
+    cmd, env = prof.mpirun_command(np, program, extra)
+    env.update(env_set or {})
+    for k in env_drop:
+        env.pop(k, None)
+    if dry_run:
+        print(" ".join(cmd))
+        return False
+    rc = subprocess.run(cmd, env=env).returncode
+    if rc != 0:
+        raise CliError(f"{what} failed (exit {rc}): {' '.join(cmd)}")
+    return True
 
 
 def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None) -> None:
@@ -554,12 +571,8 @@ def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None) -> None:
     tune_args += ["--sizes", ",".join(str(b) for b in sizes)] if sizes else ["--max", str(max_bytes)]
     if ops:
         tune_args += ["--ops", ops]
-    cmd, env = prof.mpirun_command(np, tune_args, extra)
-    env.pop("HETCOLL_PROFILE", None)  # the tuner sets the model itself
-    env.pop("HETCOLL_ALGO", None)
-    rc = subprocess.run(cmd, env=env).returncode
-    if rc != 0:
-        raise CliError(f"tuning failed (exit {rc}): {' '.join(cmd)}")
+    # The tuner sets the model itself and forces its candidates.
+    _run_mpi(np, tune_args, extra, "tuning", env_drop=("HETCOLL_PROFILE", "HETCOLL_ALGO"))
 
 
 def cmd_bench(args) -> int:
@@ -586,19 +599,10 @@ def cmd_bench(args) -> int:
     if args.no_native:
         bench_args.append("--no-native")
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    extra = list(args.mpirun_args or [])
-    if extra and extra[0] == "--":
-        extra = extra[1:]
-    cmd, env = prof.mpirun_command(args.np, bench_args, extra)
-    if args.profile:
-        env["HETCOLL_PROFILE"] = str(Path(args.profile).resolve())
-    env.pop("HETCOLL_ALGO", None)
-    if args.dry_run:
-        print(" ".join(cmd))
+    env_set = {"HETCOLL_PROFILE": str(Path(args.profile).resolve())} if args.profile else None
+    if not _run_mpi(args.np, bench_args, _mpirun_args(args), "the benchmark", env_set, ("HETCOLL_ALGO",),
+                    args.dry_run):
         return 0
-    rc = subprocess.run(cmd, env=env).returncode
-    if rc != 0:
-        raise CliError(f"the benchmark failed (exit {rc}): {' '.join(cmd)}")
     print(f"hetcoll: results in {args.output}" + (f" and {args.csv}" if args.csv else "") +
           f"; 'hetcoll report {args.output} PROFILE -o DIR' draws them")
     return 0
@@ -618,10 +622,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_tune(args) -> int:
-    extra = list(args.mpirun_args or [])
-    if extra and extra[0] == "--":
-        extra = extra[1:]
-    _run_tune(args.np, args.profile, args.ops, extra, args.max, args.repeats, args.sizes)
+    _run_tune(args.np, args.profile, args.ops, _mpirun_args(args), args.max, args.repeats, args.sizes)
     print(f"hetcoll: measured decisions stored in {args.profile}; 'hetcoll profile show {args.profile}' lists them")
     return 0
 
