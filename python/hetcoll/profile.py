@@ -41,14 +41,16 @@ def tuned_lines(p: dict) -> list[str]:
         out += ["", f"measured decisions for {len(t['hosts'])} ranks on {len(hosts)} host(s), {t['repeats']} repeats, "
                 f"{t['created']} (median per call; winner first):"]
         for e in t["entries"]:
-            times = sorted(e["times"], key=lambda x: x["median"])
+            # The winner first (native also wins a near-tie: hetcoll-tune's margin), then by median.
+            times = sorted(e["times"], key=lambda x: (x["algorithm"] != e["winner"], x["median"]))
             native = next((x["median"] for x in e["times"] if x["algorithm"] == "native"), None)
             best = times[0]
             vs = f"  native {format_time(native)}" if native is not None and best["algorithm"] != "native" else ""
             others = ", ".join(f"{x['algorithm']} {format_time(x['median'])}" for x in times[1:]
                                if x["algorithm"] != "native" or best["algorithm"] == "native")
+            how = "  [synchronized start]" if e.get("timing") == "synchronized start" else ""
             out.append(f"  {e['op']:<21} {e['bytes']:>9} B  {best['algorithm']} {format_time(best['median'])}{vs}"
-                       f"   ({others})")
+                       f"   ({others}){how}")
     return out
 
 
@@ -110,11 +112,13 @@ def show_lines(p: dict) -> list[str]:
                    f"{h['gamma'] * 1e9:>7.3f}ns")
     out += ["", "pair classes (one-way small-message latency, large-message bandwidth; Hockney alpha, beta):",
             f"  {'class':<16} {'pairs':>6} {'latency':>9} {'bandwidth':>11} {'alone':>11} {'slowdown':>8} "
-            f"{'X_c':>9} {'X_m':>9}"]
+            f"{'both ways':>11} {'X_c':>9} {'X_m':>9}"]
     for c in p["classes"]:
+        # 'both ways': the pair alone sending to each other at once, each way
+        # (older profiles lack it: not measured).
         out.append(f"  {c['name']:<16} {c['pairs']:>6} {format_time(c['latency']):>9} {_bw(c['bandwidth']):>11} "
-                   f"{_bw(c['bandwidth_alone']):>11} {c['slowdown']:>7.2f}x {format_time(c['Xc']):>9} "
-                   f"{c['Xm'] * 1e9:>6.3f}ns")
+                   f"{_bw(c['bandwidth_alone']):>11} {c['slowdown']:>7.2f}x {_bw(c.get('bandwidth_both_ways', 0)):>11} "
+                   f"{format_time(c['Xc']):>9} {c['Xm'] * 1e9:>6.3f}ns")
     if p["reductions"]:
         out += ["", "reductions (gamma, s per byte, hetcoll's kernels): " + ", ".join(
             f"{r['op']} {r['type']} {r['gamma']['median'] * 1e9:.3f} ns" for r in p["reductions"])]
@@ -128,15 +132,15 @@ def topology_lines(t: dict | None) -> list[str]:
     if not t:
         return []
     out = ["", "network (links the simulator shares among concurrent messages, max-min fairly):"]
-    bw = {l["name"]: l["bandwidth"] for l in t["links"]}
-    by_subnet: dict[int, list[str]] = {}
+    by_subnet: dict[int, list[int]] = {}
     for h, s in enumerate(t["subnet_of_host"]):
-        by_subnet.setdefault(s, []).append(t["host_names"][h] if h < len(t["host_names"]) else str(h))
+        by_subnet.setdefault(s, []).append(h)
     for s, hosts in sorted(by_subnet.items()):
-        nic = [l for l in t["links"] if l["name"] == f"nic_up({hosts[0]})"]
+        nic_up, nic_down = t["nic_up"][hosts[0]], t["nic_down"][hosts[0]]
         up = t["uplink_out"][s]
         line = f"  subnet {s}: {len(hosts)} host(s), interfaces " + (
-            f"{nic[0]['bandwidth'] / 1e6:.4g} MB/s each way" if nic else "unlimited")
+            "unlimited" if nic_up < 0 else f"{t['links'][nic_up]['bandwidth'] / 1e6:.4g} MB/s" +
+            (" shared by both directions" if nic_up == nic_down else " each way"))
         if up >= 0:
             both = t["uplink_in"][s] == up
             line += f"; uplink {t['links'][up]['bandwidth'] / 1e6:.4g} MB/s" + (" shared by both directions" if both else " each way")

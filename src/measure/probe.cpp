@@ -14,7 +14,9 @@
 //                a time, a token passed from pair to pair.
 //  3. subnets    ECO §4.1 Fig. 2 on the small-message minima (rank 0), ring.
 //  4. alone      concurrent mode: one pair of each class measured alone: how
-//                much concurrent traffic slowed the class (a shared uplink).
+//                much concurrent traffic slowed the class (a shared uplink);
+//                and the same pair sending both ways at once: whether its
+//                path is full duplex (profile: bandwidth_both_ways).
 //  5. overheads  Banikazemi §2: per host S_c (consecutive small sends), S_m
 //                (consecutive large sends), R_c and R_m (receives of
 //                messages already arrived), against the nearest host.
@@ -337,6 +339,71 @@ void one_pair_at_a_time(const Hosts& h, const std::vector<std::pair<int, int>>& 
   }
 }
 
+// Two large messages at once, in opposite directions through the links of
+// the class of hosts a and b: a → b and, between subnets, b2 → a2 (b2 another
+// host of b's subnet, a2 another of a's; a subnet's one host itself);
+// inside a subnet, c → a (c a third host). Never b → a (0: not measured,
+// where there is no other pair). Other pairs, as a
+// collective's opposite flows mostly are: MPI over TCP carries one pair's two
+// directions on one connection, and Open MPI then often moves them one after
+// the other. a starts the second sender with a small message, then sends;
+// the receivers answer a with a small message when their message is in.
+// a's time (0 elsewhere): one one-way large time and about a small latency
+// when the links carry both directions at full rate, about twice the wire
+// time when the directions share them. Every rank calls it (a barrier first).
+double both_ways(const Hosts& h, int a, int b, const std::vector<int>& subnet_of, std::vector<char>& out,
+                 std::vector<char>& in, uint64_t large, uint64_t small) {
+  auto other_in = [&](int host, int not1, int not2) {  // another host of host's subnet, or -1
+    for (int x = 0; x < h.n(); ++x)
+      if (x != not1 && x != not2 && subnet_of[size_t(x)] == subnet_of[size_t(host)]) return x;
+    return -1;
+  };
+  int s2, d2;  // the second flow's hosts
+  if (subnet_of[size_t(a)] != subnet_of[size_t(b)]) {
+    s2 = other_in(b, b, b), d2 = other_in(a, a, a);
+    if (s2 < 0) s2 = b;
+    if (d2 < 0) d2 = a;
+  } else {
+    s2 = other_in(a, a, b), d2 = a;
+    if (s2 < 0) s2 = b;
+  }
+  // The pair's own reverse direction would measure the connection, not
+  // the links: not measured (0).
+  if (s2 == b && d2 == a) return 0;
+  auto leader = [&](int host) { return h.ranks[size_t(host)][0]; };
+  const int ra = leader(a), rb = leader(b), rs = leader(s2), rd = leader(d2);
+  std::vector<int> others;  // the ranks a pings first, once each
+  for (int r : {rb, rs, rd})
+    if (r != ra && std::find(others.begin(), others.end(), r) == others.end()) others.push_back(r);
+  MPI_Barrier(g_comm);
+  const int me = g_rank;
+  if (me == ra) {
+    for (int r : others) pingpong(r, true, out, small, 1);  // every end in place
+    const double t0 = MPI_Wtime();
+    MPI_Request rq[3];
+    int n = 0;
+    MPI_Isend(out.data(), 1, MPI_BYTE, rs, kData, g_comm, &rq[n++]);  // go
+    MPI_Isend(out.data(), count_of(large), MPI_BYTE, rb, kData, g_comm, &rq[n++]);
+    if (rd == ra) MPI_Irecv(in.data(), count_of(large), MPI_BYTE, rs, kData, g_comm, &rq[n++]);
+    MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+    MPI_Recv(in.data(), count_of(small), MPI_BYTE, rb, kDone, g_comm, MPI_STATUS_IGNORE);
+    if (rd != ra) MPI_Recv(in.data(), count_of(small), MPI_BYTE, rd, kDone, g_comm, MPI_STATUS_IGNORE);
+    return MPI_Wtime() - t0;
+  }
+  if (std::find(others.begin(), others.end(), me) == others.end()) return 0;
+  pingpong(ra, false, out, small, 1);
+  // rs's go, then rs's send and the receives of whichever roles this rank has.
+  if (me == rs) MPI_Recv(in.data(), 1, MPI_BYTE, ra, kData, g_comm, MPI_STATUS_IGNORE);
+  MPI_Request rq[3];
+  int n = 0;
+  if (me == rs) MPI_Isend(out.data(), count_of(large), MPI_BYTE, rd, kData, g_comm, &rq[n++]);
+  if (me == rb) MPI_Irecv(in.data(), count_of(large), MPI_BYTE, ra, kData, g_comm, &rq[n++]);
+  if (me == rd) MPI_Irecv(in.data(), count_of(large), MPI_BYTE, rs, kData, g_comm, &rq[n++]);
+  MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+  if (me == rb || me == rd) MPI_Send(out.data(), count_of(small), MPI_BYTE, ra, kDone, g_comm);
+  return 0;
+}
+
 struct PairData {
   // n×n; filled at the initiator's row, then reduced to rank 0.
   std::vector<double> small_min, small_med, large_min, large_med;
@@ -471,7 +538,7 @@ int main(int argc, char** argv) {
   };
 
   // 4. Alone: one pair per class, by itself (concurrent mode).
-  std::vector<double> alone(size_t(S) * size_t(S), 0.0);
+  std::vector<double> alone(size_t(S) * size_t(S), 0.0), alone_both(alone.size(), 0.0);
   if (!opt.sequential && H > 1) {
     bar.phase("alone", 0.44, 0.5);
     std::vector<std::pair<int, int>> reps;
@@ -479,8 +546,8 @@ int main(int argc, char** argv) {
     for (auto [a, b] : order)
       if (!seen[size_t(class_of(a, b))]) seen[size_t(class_of(a, b))] = true, reps.emplace_back(a, b);
     // A repeat when the last one's cost still fits in 3/4 of the budget.
-    std::vector<double> mine(alone.size(), 0.0);
-    std::vector<std::vector<double>> ts(alone.size());
+    std::vector<double> mine(alone.size(), 0.0), mine_both(alone.size(), 0.0);
+    std::vector<std::vector<double>> ts(alone.size()), tb(alone.size());
     double last = 0;
     for (int rep = 0; rep < std::min(repeats_done, 3); ++rep) {
       if (!affords(last, 0.75)) {
@@ -492,12 +559,19 @@ int main(int argc, char** argv) {
         double t = pingpong(peer, init, buf, large, 1);
         if (init) ts[size_t(class_of(a, b))].push_back(t);
       });
+      for (auto [a, b] : reps) {
+        const double tw = both_ways(hosts, a, b, subnet_of, buf, buf2, large, opt.small);
+        if (tw > 0) tb[size_t(class_of(a, b))].push_back(tw);
+      }
       last = elapsed() - t0;
     }
     {
-      for (size_t c = 0; c < ts.size(); ++c)
+      for (size_t c = 0; c < ts.size(); ++c) {
         if (!ts[c].empty()) mine[c] = summarize(ts[c]).min;
+        if (!tb[c].empty()) mine_both[c] = summarize(tb[c]).min;
+      }
       alone = reduce_to_root(mine);
+      alone_both = reduce_to_root(mine_both);
     }
   }
 
@@ -904,6 +978,9 @@ int main(int argc, char** argv) {
         const double al = alone[size_t(a) * size_t(S) + size_t(b)];
         c.bandwidth_alone = opt.sequential ? c.bandwidth : (al > c.latency ? payload / (al - c.latency) : 0);
         c.slowdown = c.bandwidth_alone > 0 ? c.bandwidth_alone / c.bandwidth : 1;
+        // both ways: a large one-way time and a small answer's latency.
+        const double bt = alone_both[size_t(a) * size_t(S) + size_t(b)] - c.latency;
+        c.bandwidth_both_ways = opt.sequential || !(bt > c.latency) ? 0 : payload / (bt - c.latency);
         c.beta = 1.0 / c.bandwidth;
         c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
         c.Xc = median(xc);

@@ -207,6 +207,7 @@ std::string profile_to_json(const Profile& p) {
     x["bandwidth"] = c.bandwidth;
     x["bandwidth_alone"] = c.bandwidth_alone;
     x["slowdown"] = c.slowdown;
+    x["bandwidth_both_ways"] = c.bandwidth_both_ways;
     x["alpha"] = c.alpha;
     x["beta"] = c.beta;
     x["Xc"] = c.Xc;
@@ -256,6 +257,7 @@ std::string profile_to_json(const Profile& p) {
       y["class_lo"] = e.class_lo;
       y["class_hi"] = e.class_hi;
       y["winner"] = e.winner;
+      y["timing"] = e.timing;
       ojson times = ojson::array();
       for (const TunedTime& tt : e.times) {
         ojson z;
@@ -417,6 +419,8 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
     x.bandwidth = c.at("bandwidth").num(1e-300, kMaxBandwidth);
     x.bandwidth_alone = c.at("bandwidth_alone").num(0, kMaxBandwidth);
     x.slowdown = c.at("slowdown").num(0, 1e9);
+    // Absent in profiles written before the probe measured it: not measured.
+    if (c.has("bandwidth_both_ways")) x.bandwidth_both_ways = c.at("bandwidth_both_ways").num(0, kMaxBandwidth);
     x.alpha = c.at("alpha").num(0, kMaxSeconds);
     x.beta = c.at("beta").num(0, kMaxPerByte);
     x.Xc = c.at("Xc").num(0, kMaxSeconds);
@@ -491,6 +495,12 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
         if (y.class_hi <= y.class_lo)
           throw InputError(cat("profile: ", e.path, ": size classes [", y.class_lo, ", ", y.class_hi, ") are empty"));
         y.winner = e.at("winner").str(256);
+        if (e.has("timing")) {  // absent in profiles tuned before it was recorded: Fig. 2
+          y.timing = e.at("timing").str(64);
+          if (y.timing != "Fig. 2" && y.timing != "synchronized start")
+            throw InputError(cat("profile: ", e.path, ".timing: '", y.timing,
+                                 "' is not \"Fig. 2\" or \"synchronized start\""));
+        }
         Reader ts = e.at("times");
         const size_t nx = ts.size(16);
         bool winner_timed = false;

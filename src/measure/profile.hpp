@@ -53,6 +53,11 @@ struct PairClass {
   double bandwidth = 0;        // B/s: median over pairs, measured as the mode says
   double bandwidth_alone = 0;  // B/s: one pair with the network to itself (0: not measured)
   double slowdown = 1;         // bandwidth_alone / bandwidth (1: no sharing seen)
+  // B/s each way: two large messages of the class at once in opposite
+  // directions, from other pairs than one pair's two ends (probe.cpp
+  // both_ways; 0: not measured). Near bandwidth_alone: the links are full
+  // duplex; near half of it: both directions share them.
+  double bandwidth_both_ways = 0;
   double alpha = 0, beta = 0;  // Hockney: one-way α + β·m
   double Xc = 0, Xm = 0;       // Banikazemi eq. 3: latency - S_c - R_c, 1/bandwidth - S_m - R_m (>= 0)
 };
@@ -86,6 +91,10 @@ struct TunedEntry {
   uint64_t bytes = 0;          // the size measured (Collective::size_bytes)
   int class_lo = 0, class_hi = 0;  // size classes [lo, hi) the winner decides
   std::string winner;          // by median
+  // How the times were taken: "Fig. 2" (Banikazemi's barrier-subtracted
+  // loops), or "synchronized start" where the barrier hid some candidate's
+  // call (measure/sync_timing.hpp).
+  std::string timing = "Fig. 2";
   std::vector<TunedTime> times;
 };
 struct TunedLayout {

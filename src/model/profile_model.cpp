@@ -6,6 +6,12 @@
 
 namespace hetcoll {
 
+double one_way_rate(const PairClass& c) { return std::max(c.bandwidth_alone, c.bandwidth); }
+
+bool full_duplex(const PairClass& c) {
+  return c.bandwidth_both_ways > 0 && c.bandwidth_both_ways >= 0.75 * one_way_rate(c);
+}
+
 ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move(spec)) {
   subnets_ = p.subnet_count;
   receives_use_cpu_ = p.receives_use_cpu;
@@ -22,9 +28,9 @@ ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move
   links_.assign(size_t(subnets_) * size_t(subnets_), Link{});
   // A class's bytes move at what a pair got with the network to itself
   // (the probe's "alone" pair; what concurrent messages cost each other
-  // is the topology's business), or the measured bandwidth without one.
+  // is the topology's business), never below what its pairs got at once.
   auto per_byte = [](const PairClass& c) {
-    const double bw = c.bandwidth_alone > 0 ? c.bandwidth_alone : c.bandwidth;
+    const double bw = one_way_rate(c);
     return bw > 0 ? 1 / bw : 0.0;
   };
   for (const PairClass& c : p.classes) {
@@ -68,29 +74,50 @@ void ProfileModel::build_topology(const Profile& p) {
   }
   t->nic_up.assign(size_t(H), -1);
   t->nic_down.assign(size_t(H), -1);
+  // One link for both directions where a pair inside the subnet, sending
+  // both ways at once, got less than 3/4 of its one-way rate each way (a
+  // half-duplex medium, or hosts whose CPUs cannot drive both directions).
+  std::vector<bool> nic_shared(size_t(S), false);
+  for (const PairClass& c : p.classes)
+    if (c.a >= 0 && c.a == c.b && c.bandwidth_both_ways > 0 && !full_duplex(c)) nic_shared[size_t(c.a)] = true;
   for (int h = 0; h < H; ++h) {
-    const double bw = nic[size_t(hosts_[size_t(h)].subnet)];
+    const int sn = hosts_[size_t(h)].subnet;
+    const double bw = nic[size_t(sn)];
     if (!(bw > 0)) continue;
+    if (nic_shared[size_t(sn)]) {
+      t->nic_up[size_t(h)] = t->nic_down[size_t(h)] = int(t->links.size());
+      t->links.push_back({cat("nic(", hosts_[size_t(h)].name, ")"), bw});
+      continue;
+    }
     t->nic_up[size_t(h)] = int(t->links.size());
     t->links.push_back({cat("nic_up(", hosts_[size_t(h)].name, ")"), bw});
     t->nic_down[size_t(h)] = int(t->links.size());
     t->links.push_back({cat("nic_down(", hosts_[size_t(h)].name, ")"), bw});
   }
   std::vector<double> up(size_t(S), 0);
+  std::vector<bool> duplex(size_t(S), false);
   for (const PairClass& c : p.classes) {
     if (c.a < 0 || c.a == c.b || !(c.slowdown > 1.25)) continue;
     const double r = rate(link(c.a, c.b));
     if (!(r > 0) || r >= 0.8 * std::min(nic[size_t(c.a)], nic[size_t(c.b)])) continue;
-    up[size_t(c.a)] = std::max(up[size_t(c.a)], r);
-    up[size_t(c.b)] = std::max(up[size_t(c.b)], r);
+    const bool full = full_duplex(c);
+    for (int s : {c.a, c.b})
+      if (r > up[size_t(s)]) up[size_t(s)] = r, duplex[size_t(s)] = full;
   }
   t->uplink_out.assign(size_t(S), -1);
   t->uplink_in.assign(size_t(S), -1);
   for (int a = 0; a < S; ++a) {
     t->subnet_names.push_back(cat("subnet ", a));
     if (!(up[size_t(a)] > 0)) continue;
-    t->uplink_out[size_t(a)] = t->uplink_in[size_t(a)] = int(t->links.size());
-    t->links.push_back({cat("uplink(subnet ", a, ")"), up[size_t(a)]});
+    if (duplex[size_t(a)]) {
+      t->uplink_out[size_t(a)] = int(t->links.size());
+      t->links.push_back({cat("uplink_out(subnet ", a, ")"), up[size_t(a)]});
+      t->uplink_in[size_t(a)] = int(t->links.size());
+      t->links.push_back({cat("uplink_in(subnet ", a, ")"), up[size_t(a)]});
+    } else {
+      t->uplink_out[size_t(a)] = t->uplink_in[size_t(a)] = int(t->links.size());
+      t->links.push_back({cat("uplink(subnet ", a, ")"), up[size_t(a)]});
+    }
   }
   // The probe's ring (profile hosts in ring order), where it covers every host once.
   if (p.ring.size() == size_t(H)) {

@@ -19,15 +19,20 @@
 // copy(i)·m.
 //
 // B(c) is the class's bandwidth with the network to itself (the probe's
-// "alone" pair); what concurrent messages cost each other is the
-// topology's business (model/topology.hpp), built from the profile:
+// "alone" pair, never below what its pairs got at once: one_way_rate);
+// what concurrent messages cost each other is the topology's business
+// (model/topology.hpp), built from the profile:
 //
-//   interface of host h   B of h's subnet class (one per direction)
+//   interface of host h   B of h's subnet class: one per direction, or one
+//                         for both where two messages of the class in
+//                         opposite directions got less than 3/4 of B each
 //   uplink of subnet a    where a class (a, b) was slowed by concurrent
 //                         traffic (slowdown > 1.25) and a pair alone got
 //                         less than the interfaces give: the most a pair
-//                         of a's classes got alone, one link for both
-//                         directions (the probe does not tell duplex).
+//                         of a's classes got alone; one link each way
+//                         where that pair sending both ways at once got
+//                         at least 3/4 of it each way (full duplex, see
+//                         full_duplex), else one link for both directions.
 //
 // A subnet's uplink is only bounded from below this way: a pair (a, b)
 // limited by b's uplink says nothing more about a's.
@@ -39,6 +44,15 @@
 #include "model/machine_model.hpp"
 
 namespace hetcoll {
+
+// A class's rate one way: its pair alone, never below what its pairs got
+// all at once (an "alone" figure below that is one disturbed measurement,
+// e.g. of a host held to part of a core).
+double one_way_rate(const PairClass& c);
+// A class's links carry both directions at once at (nearly) the rate of
+// one (the probe's bandwidth_both_ways ≥ 3/4 of one_way_rate). Not
+// measured (profiles before the probe did, sequential mode): false.
+bool full_duplex(const PairClass& c);
 
 class ProfileModel : public MachineModel {
  public:

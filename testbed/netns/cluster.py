@@ -398,6 +398,15 @@ def up(topo: Topology, log=print) -> None:
                 raise RuntimeError(f"delayd stopped: {(STATE / 'delayd.log').read_text().strip()}")
             time.sleep(0.05)
         sh("ip", "link", "set", TUN, "up", ns=ROUTER)
+        # The network is not the hosts' CPU: delayd runs before any rank
+        # (real-time priority; it sleeps in ppoll between packets, and the
+        # kernel's real-time throttling bounds it). Otherwise 11 ranks
+        # polling in MPI on 2 cores starve it, and a flow's packets wait for
+        # a core instead of for their link.
+        try:
+            os.sched_setscheduler(p.pid, os.SCHED_FIFO, os.sched_param(50))
+        except (OSError, AttributeError) as e:
+            print(f"netns: delayd at normal priority ({e})", file=sys.stderr)
         sh("sysctl", "-qw", f"net.ipv4.conf.{TUN}.rp_filter=0", ns=ROUTER)
         sh("ip", "route", "add", "default", "dev", TUN, "table", str(DELAY_TABLE), ns=ROUTER)
         for i in range(len(topo.subnets)):

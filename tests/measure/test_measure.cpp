@@ -11,6 +11,8 @@
 #include "measure/subnets.hpp"
 #include "model/profile_model.hpp"
 #include "plan/planner.hpp"
+#include "schedule/builder.hpp"
+#include "sim/simulator.hpp"
 #include "util/error.hpp"
 
 using namespace hetcoll;
@@ -433,4 +435,83 @@ TEST(MeasuredDecisions, TheProfileDecidesWhereItMeasuredAndTheModelElsewhere) {
   p = tuned_profile("bcast", "native", cls, cls + 1);
   p.tuned[0].hosts = {0, 7};
   EXPECT_THROW(parse_profile(profile_to_json(p)), InputError);
+}
+
+namespace {
+// The sample profile with its cross-subnet class slowed by concurrent
+// traffic (a shared uplink seen) and the given both-ways rates (B/s each
+// way; 0: not measured) for the class across and the classes inside.
+Profile duplex_profile(double across_both_ways, double inside_both_ways) {
+  Profile p = sample_profile();
+  for (PairClass& c : p.classes) {
+    if (c.a < 0) continue;
+    if (c.a != c.b) {
+      c.bandwidth_alone = c.bandwidth;  // 12.5 MB/s alone, 5 MB/s among all pairs
+      c.bandwidth = 5e6;
+      c.slowdown = c.bandwidth_alone / c.bandwidth;
+      c.bandwidth_both_ways = across_both_ways;
+    } else {
+      c.bandwidth_alone = c.bandwidth;
+      c.bandwidth_both_ways = inside_both_ways;
+    }
+  }
+  return parse_profile(profile_to_json(p));  // through the file format
+}
+}  // namespace
+
+TEST(ProfileModel, TheProbesBothWaysMeasurementSplitsLinks) {
+  // Not measured (profiles before the probe did): one uplink link for both
+  // directions, interfaces one each way.
+  for (double across : {0.0, 6e6, 12e6}) {
+    ProfileModel m(duplex_profile(across, 0), "profile:test");
+    const Topology& t = *m.topology();
+    const bool split = across >= 0.75 * 12.5e6;
+    for (int s = 0; s < 2; ++s) {
+      ASSERT_GE(t.uplink_out[size_t(s)], 0);
+      EXPECT_EQ(t.uplink_out[size_t(s)] != t.uplink_in[size_t(s)], split) << across;
+      EXPECT_NEAR(t.links[size_t(t.uplink_in[size_t(s)])].bandwidth, 12.5e6, 1) << across;
+    }
+    for (int h = 0; h < 4; ++h) EXPECT_NE(t.nic_up[size_t(h)], t.nic_down[size_t(h)]);
+    // Two messages crossing the uplinks in opposite directions at once: a
+    // shared uplink halves each, split ones do not.
+    const uint64_t mb = 1 << 20;
+    Builder b(Collective::make(CollOp::alltoall, 4, mb), "exchange");
+    b.send(0, 3, {Buf::in, 3 * mb, mb});
+    b.recv(3, 0, {Buf::out, 0, mb});
+    b.send(3, 0, {Buf::in, 0, mb});
+    b.recv(0, 3, {Buf::out, 3 * mb, mb});
+    const Schedule s = b.finish();
+    const double one_way = double(1 << 20) / 12.5e6;
+    const double t_ex = simulate(s, m).makespan;
+    if (split)
+      EXPECT_LT(t_ex, 1.3 * one_way) << across;
+    else
+      EXPECT_GT(t_ex, 1.8 * one_way) << across;
+  }
+  // Inside a subnet, both ways at a third of one way: each host's interface
+  // one link for both directions.
+  ProfileModel m(duplex_profile(0, 0.3 * 1.25e8), "profile:test");
+  for (int h = 0; h < 4; ++h) EXPECT_EQ(m.topology()->nic_up[size_t(h)], m.topology()->nic_down[size_t(h)]);
+}
+
+TEST(Profile, OptionalFieldsOfOlderProfilesAndTheirBounds) {
+  const std::string text = profile_to_json(duplex_profile(12e6, 0));
+  // A profile written before the probe measured both ways reads as not measured.
+  std::string old = text;
+  for (size_t k; (k = old.find("\"bandwidth_both_ways\"")) != std::string::npos;) old.erase(k, old.find(',', k) + 1 - k);
+  const Profile q = parse_profile(old);
+  for (const PairClass& c : q.classes) EXPECT_EQ(c.bandwidth_both_ways, 0);
+  ProfileModel m(q, "profile:old");
+  EXPECT_EQ(m.topology()->uplink_out[0], m.topology()->uplink_in[0]);
+  expect_refused(edited("\"bandwidth_both_ways\": 0.0", "\"bandwidth_both_ways\": -1.0"), "outside");
+  expect_refused(edited("\"bandwidth_both_ways\": 0.0", "\"bandwidth_both_ways\": \"fast\""), "not a number");
+  // A measured decision's timing: Fig. 2 when absent, one of two names.
+  Profile p = tuned_profile("bcast", "binomial_tree", 0, 3);
+  EXPECT_EQ(p.tuned[0].entries[0].timing, "Fig. 2");
+  p.tuned[0].entries[0].timing = "synchronized start";
+  EXPECT_EQ(parse_profile(profile_to_json(p)).tuned[0].entries[0].timing, "synchronized start");
+  expect_refused(edited("\"timing\": \"synchronized start\"", "\"timing\": \"by eye\"", p), "is not");
+  std::string no_timing = profile_to_json(p);
+  no_timing.erase(no_timing.find("\"timing\""), no_timing.find(',', no_timing.find("\"timing\"")) + 1 - no_timing.find("\"timing\""));
+  EXPECT_EQ(parse_profile(no_timing).tuned[0].entries[0].timing, "Fig. 2");
 }

@@ -123,3 +123,30 @@ def test_bench_builds_its_mpirun_command(run_cli, tmp_path):
     assert "--algorithms binomial_tree" in out and "--mca btl self,tcp" in out
     code, out, err = run_cli("bench", "--np", "2", "--profile", str(tmp_path / "missing.json"), "--dry-run")
     assert code != 0
+
+
+def test_latency_bound_rows_compare_the_synchronized_start():
+    """Where hetcoll-bench timed both variants from a synchronized start, the
+    summary compares those (and the prediction with them); where only one
+    variant has it, both stay on Fig. 2; results written before the
+    synchronized start used the call timed alone."""
+    from hetcoll import report
+
+    def row(variant, median, sync=None, alone=None, pred=None):
+        r = {"op": "bcast", "bytes": 1024, "ranks": 11, "variant": variant, "algorithm": variant,
+             "median_s": median, "predicted_s": pred}
+        if sync is not None:
+            r["sync_median_s"] = sync
+        if alone is not None:
+            r["alone_median_s"] = alone
+        return r
+
+    both = report.summary_rows([row("hetcoll", 1e-4, sync=2e-3, pred=2.2e-3), row("native", 3e-4, sync=4e-3)])[0]
+    assert both["timing"] == "synchronized start"
+    assert both["hetcoll_s"] == 2e-3 and both["native_s"] == 4e-3
+    assert abs(both["ratio"] - 2.0) < 1e-12 and abs(both["error"] - 0.1) < 1e-12
+    one = report.summary_rows([row("hetcoll", 1e-4, sync=2e-3), row("native", 3e-4)])[0]
+    assert one["timing"] == "Fig. 2" and one["hetcoll_s"] == 1e-4 and one["native_s"] == 3e-4
+    old = report.summary_rows([row("hetcoll", 1e-4, alone=5e-3), row("native", 3e-4, alone=6e-3)])[0]
+    assert old["timing"] == "alone" and old["hetcoll_s"] == 5e-3
+    assert report.measured(row("hetcoll", 1e-4, sync=2e-3, alone=5e-3)) == 2e-3

@@ -1,0 +1,75 @@
+// measure/sync_timing.hpp against calls of known length: a synchronized
+// start gives a call's makespan (the last rank's end), detects calls that
+// overran their slot and widens the slot until they fit.
+//   mpirun -n K test_mpi_sync_timing      (exit 0: all checks passed)
+#include <mpi.h>
+#include <time.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "measure/sync_timing.hpp"
+
+namespace {
+
+int g_rank = 0, g_size = 1, g_failed = 0;
+
+void check(bool ok, const char* what, double value) {
+  if (g_rank != 0) return;
+  std::printf("%s %s (%.3f ms)\n", ok ? "ok  " : "FAIL", what, value * 1e3);
+  if (!ok) ++g_failed;
+}
+
+void sleep_s(double s) {
+  timespec ts{time_t(s), long((s - double(time_t(s))) * 1e9)};
+  nanosleep(&ts, nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  using namespace hetcoll::sync_start;
+  const Clock c = sync_clocks();
+  // One machine, one clock: each rank's offset is within its round trip.
+  int off_ok = std::fabs(c.offset) <= c.round_trip + 1e-4, all_ok = 0;
+  PMPI_Allreduce(&off_ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  check(all_ok == 1, "clock offsets within their round trips on one machine", c.max_round_trip);
+
+  // The last rank alone works 20 ms: the makespan is its 20 ms (the other
+  // ranks end at once), not a barrier's view of it.
+  const int last = g_size - 1;
+  Result r = timed([&] { if (g_rank == last) sleep_s(0.020); }, 8, 0.060, c);
+  check(r.valid >= 4 && r.median >= 0.020 && r.median < 0.045, "one rank's 20 ms is the makespan", r.median);
+
+  // A message the last rank sends after 15 ms: rank 0's end is 15 ms plus
+  // the message.
+  r = timed(
+      [&] {
+        char x = 0;
+        if (g_rank == last && last != 0) {
+          sleep_s(0.015);
+          PMPI_Send(&x, 1, MPI_CHAR, 0, 7, MPI_COMM_WORLD);
+        } else if (g_rank == 0 && last != 0) {
+          PMPI_Recv(&x, 1, MPI_CHAR, last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+      },
+      8, 0.050, c);
+  check(r.valid >= 4 && r.median >= 0.015 && r.median < 0.040, "a late message ends the call", r.median);
+
+  // Every rank works 12 ms in slots of 6 ms: each call overruns its slot, so
+  // the next starts late and is invalid; with slots of 12 ms and more they fit.
+  r = timed([&] { sleep_s(0.012); }, 8, 0.006, c);
+  check(r.valid <= 1, "calls that overrun their slot are invalid", double(r.valid) * 1e-3);
+  r = timed_fitting([&] { sleep_s(0.012); }, 8, 0.002, c);
+  check(2 * r.valid >= 8 && r.median >= 0.012 && r.median < 0.030, "the slot widens until calls fit", r.median);
+
+  // A call nothing delays: no longer than a few round trips' worth.
+  r = timed([] {}, 8, 0.005, c);
+  check(r.valid >= 4 && r.median >= 0 && r.median < 0.005, "an empty call takes next to nothing", r.median);
+
+  MPI_Finalize();
+  return g_failed ? 1 : 0;
+}
