@@ -1,6 +1,7 @@
 // hetcoll-bench: measured against predicted, for every collective and a
 // range of sizes — hetcoll's choice, any forced algorithms and the native
-// MPI, in the same run, candidates interleaved within each repeat.
+// MPI, in the same run, candidates interleaved within each repeat, each
+// repeat starting one variant later.
 //
 // Timing: Banikazemi et al. Fig. 2 (measure/fig2_timing.hpp: barrier-
 // subtracted loops, the slowest rank, minimum and median over repeats);
@@ -278,8 +279,12 @@ int main(int argc, char** argv) {
         }
         return true;
       };
+      // Each repeat starts one variant later (rotated order): whatever the
+      // first call after another collective pays, every variant pays it as
+      // often.
       for (int rep = 0; rep < opt.repeats; ++rep)
-        for (Row& r : vr) {
+        for (size_t j = 0; j < vr.size(); ++j) {
+          Row& r = vr[(j + size_t(rep)) % vr.size()];
           if (!r.note.empty() || !select(r)) continue;
           const bool native = r.variant == "native";
           if (rep == 0) {
@@ -302,7 +307,8 @@ int main(int argc, char** argv) {
       PMPI_Bcast(&hidden, 1, MPI_INT, 0, MPI_COMM_WORLD);
       if (hidden == 2) clock = sync_start::sync_clocks(), clock_at = MPI_Wtime();
       for (int rep = 0; hidden && rep < opt.repeats; ++rep)
-        for (Row& r : vr) {
+        for (size_t j = 0; j < vr.size(); ++j) {
+          Row& r = vr[(j + size_t(rep)) % vr.size()];
           if (!r.note.empty() || !select(r)) continue;
           const bool native = r.variant == "native";
           // The slot: thrice the call timed alone after a barrier (which the

@@ -9,7 +9,7 @@
 // Timing (Banikazemi et al. Fig. 2): after a barrier, `iters` calls each
 // followed by a barrier; the barrier's own time (measured the same way) is
 // subtracted; the slowest rank's time counts; minimum and median over the
-// repeats, candidates interleaved within each repeat. Where some candidate
+// repeats, candidates interleaved within each repeat (in rotated order). Where some candidate
 // is latency-bound (the barrier may hide part of it), all are timed again
 // from a synchronized start (measure/sync_timing.hpp) and that decides.
 // The winner has the smallest median — native unless that candidate's
@@ -219,8 +219,12 @@ int main(int argc, char** argv) {
       const int iters = fig2::iterations_for([&] { f(true); }, opt.target);
       const double barrier = fig2::barrier_time(iters);
       std::vector<std::vector<double>> t(names.size());
+      // Each repeat starts one candidate later (rotated order): whatever the
+      // first call after another collective pays, every candidate pays it
+      // as often.
       for (int rep = 0; rep < opt.repeats; ++rep)
-        for (size_t c = 0; c < names.size(); ++c) {
+        for (size_t j = 0; j < names.size(); ++j) {
+          const size_t c = (j + size_t(rep)) % names.size();
           const bool native = names[c] == "native";
           if (!native) {
             const std::string rule = op + ":@" + names[c];
@@ -249,7 +253,8 @@ int main(int argc, char** argv) {
         std::vector<double> guess(names.size(), 0);
         for (auto& v : t) v.clear();
         for (int rep = 0; rep < opt.repeats; ++rep)
-          for (size_t c = 0; c < names.size(); ++c) {
+          for (size_t j = 0; j < names.size(); ++j) {
+            const size_t c = (j + size_t(rep)) % names.size();
             const bool native = names[c] == "native";
             if (!native) {
               hetcoll_set_algorithm((op + ":@" + names[c]).c_str());

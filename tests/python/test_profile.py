@@ -184,7 +184,13 @@ def test_tune_stores_measured_decisions_the_mpi_layer_follows(local_profile, tmp
     assert ops == {"bcast", "allreduce", "allgather", "barrier"}
     for e in layout["entries"]:
         assert e["times"][0]["algorithm"] == "native" and 2 <= len(e["times"]) <= 4
-        assert e["winner"] == min(e["times"], key=lambda t: t["median"])["algorithm"]
+        # The fastest median wins — native unless the fastest's median and best
+        # time are both 5 % below native's (hetcoll-tune's margin).
+        best = min(e["times"], key=lambda t: t["median"])
+        native = e["times"][0]
+        clear = best["median"] < 0.95 * native["median"] and best["min"] < 0.95 * native["min"]
+        assert e["winner"] == (best["algorithm"] if clear else "native"), e
+        assert e.get("timing") in ("Fig. 2", "synchronized start")
     code, out, err = run_cli("profile", "show", str(tuned))
     assert code == 0 and "measured decisions for 2 ranks" in out
     # The MPI layer and the planner binding agree call by call.
