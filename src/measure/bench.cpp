@@ -50,8 +50,6 @@ using namespace hetcoll;
 namespace {
 
 int g_rank = 0, g_size = 1;
-// Calls per synchronized-start measurement (each in its own slot).
-constexpr int kSyncCalls = 16;
 
 using program::fail;
 using program::split;
@@ -146,7 +144,7 @@ struct Row {
   std::string op, variant, algorithm;  // variant: hetcoll, native or the forced spec
   uint64_t bytes = 0;
   std::vector<double> times, sync;  // Fig. 2; from a synchronized start (latency-bound calls)
-  double predicted = NAN, barrier = 0, slot_guess = 0;
+  double predicted = NAN, barrier = 0;
   std::string note;
 };
 
@@ -229,8 +227,7 @@ int main(int argc, char** argv) {
   for (uint64_t s : opt.sizes) largest = std::max(largest, s);
   std::vector<char> a(size_t(largest) * size_t(g_size) + 64, 1), b(a.size(), 2);
   std::vector<Row> rows;
-  sync_start::Clock clock;  // synchronized when a row first needs it, again after a minute
-  double clock_at = -1e300;
+  sync_start::SharedClock clock;  // synchronized when a row first needs it, again after a minute
   size_t steps = 0, step = 0;
   for (const std::string& op : opt.ops) steps += op == "barrier" ? 1 : opt.sizes.size();
   for (const std::string& op : opt.ops) {
@@ -297,30 +294,22 @@ int main(int argc, char** argv) {
         }
       // Where some variant's call is latency-bound (sync_start::latency_bound:
       // the barrier may hide part of it), every variant is timed again from
-      // a synchronized start (rank 0 decides; the clocks synchronized again
-      // when that was a minute ago or more).
+      // a synchronized start (rank 0 decides).
       int hidden = 0;
       if (g_rank == 0)
         for (const Row& r : vr)
           if (!r.times.empty() && sync_start::latency_bound(fig2::summarize(r.times).median, barrier)) hidden = 1;
-      if (hidden && MPI_Wtime() - clock_at > 60) hidden = 2;
       PMPI_Bcast(&hidden, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      if (hidden == 2) clock = sync_start::sync_clocks(), clock_at = MPI_Wtime();
-      for (int rep = 0; hidden && rep < opt.repeats; ++rep)
-        for (size_t j = 0; j < vr.size(); ++j) {
-          Row& r = vr[(j + size_t(rep)) % vr.size()];
-          if (!r.note.empty() || !select(r)) continue;
-          const bool native = r.variant == "native";
-          // The slot: thrice the call timed alone after a barrier (which the
-          // barrier's exit skew only lengthens).
-          if (rep == 0) {
-            r.slot_guess = fig2::timed_alone([&] { f(native); }, 3);
-            PMPI_Bcast(&r.slot_guess, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-          }
-          const sync_start::Result sr =
-              sync_start::timed_fitting([&] { f(native); }, std::min(iters, kSyncCalls), r.slot_guess, clock);
-          if (g_rank == 0 && std::isfinite(sr.median)) r.sync.push_back(sr.median);
-        }
+      if (hidden) {
+        const auto medians = sync_start::time_variants(
+            vr.size(), opt.repeats, std::min(iters, sync_start::kCalls), clock.fresh(),
+            [&](size_t v) { return vr[v].note.empty() && select(vr[v]); },
+            [&](size_t v) { f(vr[v].variant == "native"); });
+        if (g_rank == 0)
+          for (size_t v = 0; v < vr.size(); ++v)
+            for (double x : medians[v])
+              if (std::isfinite(x)) vr[v].sync.push_back(x);
+      }
       hetcoll_set_algorithm("");
       for (Row& r : vr) {
         r.predicted = predict(r.algorithm, call);

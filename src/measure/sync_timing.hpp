@@ -23,6 +23,7 @@
 // MPI programs only; barriers and broadcasts are the native PMPI ones.
 #pragma once
 #include <mpi.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -30,6 +31,8 @@
 #include <cmath>
 #include <functional>
 #include <vector>
+
+#include "measure/fig2_timing.hpp"
 
 namespace hetcoll::sync_start {
 
@@ -50,6 +53,8 @@ constexpr double kLatencyBoundBarriers = 3;
 inline bool latency_bound(double fig2_median, double barrier) {
   return fig2_median < kLatencyBoundBarriers * barrier;
 }
+// Calls per measurement (each in its own slot).
+constexpr int kCalls = 16;
 
 // Ping-pongs between rank 0 and each other rank in turn.
 inline Clock sync_clocks(MPI_Comm comm = MPI_COMM_WORLD, int pings = 8) {
@@ -84,8 +89,11 @@ inline Clock sync_clocks(MPI_Comm comm = MPI_COMM_WORLD, int pings = 8) {
 }
 
 // Sleeps until global time `at`, calling MPI (an Iprobe) every 200 µs so
-// messages of the previous call still in this rank's queues move on.
+// messages of the previous call still in this rank's queues move on; the
+// last kAwake seconds yielding instead of sleeping (more ranks than cores:
+// ranks woken all at once would start a core's timeslice apart).
 // Returns false if `at` had already passed.
+constexpr double kAwake = 500e-6;
 inline bool wait_until(double at, const Clock& c, MPI_Comm comm) {
   static const bool slack_set = [] {
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // 1 µs: wake on time
@@ -99,9 +107,13 @@ inline bool wait_until(double at, const Clock& c, MPI_Comm comm) {
     if (left <= 0) return true;
     int flag;
     PMPI_Iprobe(MPI_ANY_SOURCE, kTag, comm, &flag, MPI_STATUS_IGNORE);
-    const double nap = std::min(left, 200e-6);
-    timespec ts{0, long(nap * 1e9)};
-    nanosleep(&ts, nullptr);
+    if (left > kAwake) {
+      const double nap = std::min(left - kAwake, 200e-6);
+      timespec ts{0, long(nap * 1e9)};
+      nanosleep(&ts, nullptr);
+    } else {
+      sched_yield();  // awake and runnable at the start: a woken rank waits for a core
+    }
   }
 }
 
@@ -160,6 +172,44 @@ inline Result timed_fitting(const std::function<void()>& call, int calls, double
     if (2 * r.valid >= calls) break;
   }
   return r;
+}
+
+// The clocks synchronized when a caller first needs them, and again once
+// that was a minute ago or more (clocks drift; rank 0 decides). Collective.
+struct SharedClock {
+  Clock clock;
+  double at = -1e300;
+  const Clock& fresh(MPI_Comm comm = MPI_COMM_WORLD) {
+    int resync = MPI_Wtime() - at > 60;
+    PMPI_Bcast(&resync, 1, MPI_INT, 0, comm);
+    if (resync) clock = sync_clocks(comm), at = MPI_Wtime();
+    return clock;
+  }
+};
+
+// n variants timed from a synchronized start, `repeats` rounds, each round
+// starting one variant later (whatever the first call after another pays,
+// every variant pays as often): ready(v) readies variant v (false: skip
+// it), call(v) runs it. The slot: thrice the call timed alone after a
+// barrier in the first round (which the barrier's exit skew only
+// lengthens). Per variant, each round's median (rank 0; NAN where no call
+// kept to its slot). hetcoll-bench and hetcoll-tune, one procedure.
+template <class Ready, class Call>
+std::vector<std::vector<double>> time_variants(size_t n, int repeats, int calls, const Clock& c, Ready ready,
+                                               Call call, MPI_Comm comm = MPI_COMM_WORLD) {
+  std::vector<std::vector<double>> out(n);
+  std::vector<double> guess(n, 0);
+  for (int rep = 0; rep < repeats; ++rep)
+    for (size_t j = 0; j < n; ++j) {
+      const size_t v = (j + size_t(rep)) % n;
+      if (!ready(v)) continue;
+      if (rep == 0) {
+        guess[v] = fig2::timed_alone([&] { call(v); }, 3, comm);
+        PMPI_Bcast(&guess[v], 1, MPI_DOUBLE, 0, comm);
+      }
+      out[v].push_back(timed_fitting([&] { call(v); }, calls, guess[v], c, comm).median);
+    }
+  return out;
 }
 
 }  // namespace hetcoll::sync_start

@@ -179,10 +179,9 @@ int main(int argc, char** argv) {
   size_t step = 0, steps = 0;
   for (const std::string& op : opt.ops) steps += op == "barrier" ? 1 : sizes.size();
 
+  sync_start::SharedClock clock;  // for latency-bound calls; again after a minute
   for (const std::string& op : opt.ops) {
     std::vector<TunedEntry> entries;
-    sync_start::Clock clock;  // for calls the barrier hides; again after a minute
-    double clock_at = -1e300;
     for (uint64_t bytes : sizes) {
       if (op == "barrier" && bytes > 8) break;
       const int n = int(bytes / 8);
@@ -247,29 +246,22 @@ int main(int argc, char** argv) {
         for (const auto& v : t) hidden |= sync_start::latency_bound(fig2::summarize(v).median, barrier);
       PMPI_Bcast(&hidden, 1, MPI_INT, 0, MPI_COMM_WORLD);
       if (hidden) {
-        int resync = MPI_Wtime() - clock_at > 60;  // rank 0 decides
-        PMPI_Bcast(&resync, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (resync) clock = sync_start::sync_clocks(), clock_at = MPI_Wtime();
-        std::vector<double> guess(names.size(), 0);
-        for (auto& v : t) v.clear();
-        for (int rep = 0; rep < opt.repeats; ++rep)
-          for (size_t j = 0; j < names.size(); ++j) {
-            const size_t c = (j + size_t(rep)) % names.size();
-            const bool native = names[c] == "native";
-            if (!native) {
-              hetcoll_set_algorithm((op + ":@" + names[c]).c_str());
-              f(false);
-            }
-            if (rep == 0) {
-              guess[c] = fig2::timed_alone([&] { f(native); }, 3);
-              PMPI_Bcast(&guess[c], 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            }
-            const sync_start::Result r =
-                sync_start::timed_fitting([&] { f(native); }, std::min(iters, 16), guess[c], clock);
-            // A candidate no call of which kept to its slot: its Fig. 2 loop
-            // cannot be compared either; it loses.
-            t[c].push_back(std::isfinite(r.median) ? r.median : 3600.0);
-          }
+        const auto medians = sync_start::time_variants(
+            names.size(), opt.repeats, std::min(iters, sync_start::kCalls), clock.fresh(),
+            [&](size_t c) {
+              if (names[c] != "native") {
+                hetcoll_set_algorithm((op + ":@" + names[c]).c_str());
+                f(false);  // planned and compiled outside the timing
+              }
+              return true;
+            },
+            [&](size_t c) { f(names[c] == "native"); });
+        // A candidate no call of which kept to its slot cannot be compared:
+        // it loses.
+        for (size_t c = 0; c < names.size(); ++c) {
+          t[c].clear();
+          for (double x : medians[c]) t[c].push_back(std::isfinite(x) ? x : 3600.0);
+        }
       }
       hetcoll_set_algorithm("");
       if (g_rank == 0) {
