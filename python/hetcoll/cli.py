@@ -936,8 +936,10 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Runs hetcoll-bench under mpirun: for each collective and size, hetcoll's choice, "
                         "the native collective and each --algorithms entry, interleaved, each timed by Banikazemi et "
                         "al.'s Fig. 2 procedure (barrier-subtracted loops, slowest rank, minimum and median over "
-                        "repeats), with hetcoll's prediction for the schedule that ran. Arguments after '--' go to "
-                        "mpirun.")
+                        "repeats, each repeat starting with the next variant); latency-bound calls (Fig. 2 below "
+                        "three barrier times) also from a synchronized start, every rank beginning each call at the "
+                        "same instant of rank 0's clock — the makespan hetcoll predicts. With hetcoll's prediction "
+                        "for the schedule that ran. Arguments after '--' go to mpirun.")
     be.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), default=4, help="ranks (default 4)")
     be.add_argument("-o", "--output", default="results/bench.json")
     be.add_argument("--csv", help="also write the rows as CSV")
