@@ -111,7 +111,9 @@ def node_types(profile: str | None) -> tuple[dict, dict, float, float, str]:
     cls = next((c for c in p["classes"] if c["a"] == fast["subnet"] and c["b"] == fast["subnet"]), None)
     if cls is None:
         cls = next((c for c in p["classes"] if c["a"] >= 0), p["classes"][0])
-    bw = cls["bandwidth_alone"] or cls["bandwidth"]
+    # The class's one-way rate as the runtime's model takes it (ProfileModel's
+    # one_way_rate): the pair alone, never below what its pairs got at once.
+    bw = max(cls["bandwidth_alone"], cls["bandwidth"])
     xm = max(0.0, 1 / bw - fast["Sm"] - fast["Rm"]) if bw > 0 else cls["Xm"]
     return node(fast), node(slow), cls["Xc"], xm, f"{profile}: fast {fast['name']}, slow {slow['name']}"
 
