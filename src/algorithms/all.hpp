@@ -25,6 +25,7 @@ Algorithm reduce_bcast_algorithm();
 Algorithm recursive_doubling_allreduce_algorithm();
 Algorithm rabenseifner_allreduce_algorithm();
 Algorithm ring_allreduce_algorithm();
+Algorithm hub_allreduce_algorithm();
 Algorithm hybrid_allreduce_algorithm();
 Algorithm bks_combine_algorithm();
 Algorithm bks_delay_receive_algorithm();

@@ -39,6 +39,7 @@ const std::vector<Algorithm>& registry() {
         recursive_doubling_allreduce_algorithm(),
         rabenseifner_allreduce_algorithm(),
         ring_allreduce_algorithm(),
+        hub_allreduce_algorithm(),
         hybrid_allreduce_algorithm(),
         bks_combine_algorithm(),
         bks_delay_receive_algorithm(),

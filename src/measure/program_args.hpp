@@ -39,12 +39,23 @@ inline uint64_t parse_size(const std::string& v, const std::string& what, uint64
   return uint64_t(x * f) / 8 * 8;
 }
 
+// Comma-separated items; commas inside [...] belong to the item (an
+// algorithm spec's parameters: "hub_allreduce[hub=0,seg=128k],ring_allreduce").
 inline std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> v;
-  std::stringstream ss(s);
   std::string x;
-  while (std::getline(ss, x, ','))
-    if (!x.empty()) v.push_back(x);
+  int depth = 0;
+  for (char ch : s) {
+    if (ch == '[') ++depth;
+    if (ch == ']' && depth > 0) --depth;
+    if (ch == ',' && depth == 0) {
+      if (!x.empty()) v.push_back(x);
+      x.clear();
+    } else {
+      x += ch;
+    }
+  }
+  if (!x.empty()) v.push_back(x);
   return v;
 }
 

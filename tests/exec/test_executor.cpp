@@ -147,7 +147,9 @@ TEST_P(Executor, RealDataMatchesTheReference) {
 // MPI_IN_PLACE with real data: the input sits inside the output buffer where
 // MPI puts it; in-place schedules (or a copy aside, for the algorithms that
 // need one) give the reference result.
-void run_in_place(const Algorithm& a, Collective c, const MachineModel& model) {
+// spec: a setting of the algorithm (default: its name, the planner's defaults).
+void run_in_place(const Algorithm& a, Collective c, const MachineModel& model, const std::string& spec = "") {
+  const std::string algo = spec.empty() ? a.name : spec;
   const int p = c.nranks;
   const bool copy_aside = std::find(a.copy_in_place.begin(), a.copy_in_place.end(), c.op) != a.copy_in_place.end();
   c.in_place = !copy_aside;
@@ -176,7 +178,7 @@ void run_in_place(const Algorithm& a, Collective c, const MachineModel& model) {
   for (int r = 0; r < p; ++r)
     threads.emplace_back([&, r] {
       try {
-        Schedule s = generate(a.name, c, model, r);
+        Schedule s = generate(algo, c, model, r);
         Bytes tmp(s.tmp_bytes(r) + 1), aside;
         Bindings bind{in[size_t(r)].data(), out[size_t(r)].data(), tmp.data()};
         if (c.in_place_offset(r)) {
@@ -196,12 +198,12 @@ void run_in_place(const Algorithm& a, Collective c, const MachineModel& model) {
     });
   for (auto& t : threads) t.join();
   for (int r = 0; r < p; ++r) {
-    ASSERT_EQ(errors[size_t(r)], "") << a.name << " " << c.describe() << " rank " << r;
+    ASSERT_EQ(errors[size_t(r)], "") << algo << " " << c.describe() << " rank " << r;
     if (c.op == CollOp::exscan && r == 0) continue;
     Bytes got = c.in_place_offset(r) ? Bytes(storage[size_t(r)].begin() + long(out_at[size_t(r)]),
                                              storage[size_t(r)].begin() + long(out_at[size_t(r)] + c.out_bytes(r)))
                                      : out[size_t(r)];
-    ASSERT_EQ(got, expect[size_t(r)]) << a.name << " in place " << c.describe() << " rank " << r;
+    ASSERT_EQ(got, expect[size_t(r)]) << algo << " in place " << c.describe() << " rank " << r;
   }
 }
 
@@ -220,6 +222,28 @@ TEST_P(Executor, InPlaceMatchesTheReference) {
           }
         }
   }
+}
+
+// hub_allreduce in every setting the planner may pick (any hub, segments of
+// one element to the whole vector, windows of one segment and more), with
+// real data, as the MPI layer runs it and in place.
+TEST(ExecutorHubAllreduce, EverySettingMatchesTheReference) {
+  auto model = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
+  const Algorithm& a = find_algorithm("hub_allreduce");
+  for (int p : {2, 3, 5})
+    for (uint64_t bytes : {8, 1000, 8192})
+      for (int variant : {0, 2}) {
+        const Collective c = make_test_collective(CollOp::allreduce, p, 0, bytes, variant);
+        for (int hub = 0; hub < p; ++hub)
+          for (int window : {1, 3})
+            for (uint64_t seg : {uint64_t(c.elem_size), uint64_t(40), bytes}) {
+              const std::string spec = "hub_allreduce[hub=" + std::to_string(hub) + ",window=" +
+                                       std::to_string(window) + ",chain=" + std::to_string(window == 3) +
+                                       ",seg=" + std::to_string(seg) + "]";
+              for (bool optimized : {false, true}) run_case(spec, c, *model, optimized, optimized ? 1 : 3);
+              run_in_place(a, c, *model, spec);
+            }
+      }
 }
 
 TEST(Executor, OneRankProgramsEqualTheFullSchedule) {

@@ -210,3 +210,16 @@ def test_tune_stores_measured_decisions_the_mpi_layer_follows(local_profile, tmp
     # Results stay right with measured decisions.
     proc = _mpi("test_mpi_collectives", 2, "--quick", HETCOLL_PROFILE=str(tuned))
     assert proc.returncode == 0 and " 0 failures" in proc.stdout, proc.stderr[-2000:]
+
+
+def test_bench_times_specs_whose_parameters_hold_commas(tmp_path):
+    # --algorithms splits at the commas between specs, not inside a spec's
+    # brackets; each forced spec runs as given and names what ran.
+    out = tmp_path / "b.json"
+    proc = _mpi("hetcoll-bench", 3, "-o", str(out), "--ops", "allreduce", "--sizes", "8k", "--repeats", "1",
+                "--target-ms", "1", "--algorithms", "hub_allreduce[hub=2,seg=1k],ring_allreduce")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(out.read_text())["rows"]
+    assert sorted(r["variant"] for r in rows) == ["hetcoll", "hub_allreduce[hub=2,seg=1k]", "native", "ring_allreduce"]
+    forced = next(r for r in rows if r["variant"].startswith("hub_allreduce"))
+    assert forced["algorithm"].startswith("hub_allreduce[hub=2,") and forced["median_s"] > 0
