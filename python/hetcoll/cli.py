@@ -586,6 +586,8 @@ def cmd_bench(args) -> int:
     if args.profile:
         prof.load(args.profile, with_pairs=False)  # a clear error before mpirun starts
     bench_args = [exe, "-o", args.output, "--repeats", str(args.repeats), "--target-ms", str(args.target_ms)]
+    if args.max_repeats:
+        bench_args += ["--max-repeats", str(args.max_repeats)]
     if args.csv:
         bench_args += ["--csv", args.csv]
     if args.ops:
@@ -950,6 +952,9 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--max", type=parse_size, default=1 << 20)
     be.add_argument("--algorithms", help="forced algorithms to time too, comma-separated specs")
     be.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=7)
+    be.add_argument("--max-repeats", type=_int_in(1, 1000, "--max-repeats"),
+                    help="beyond --repeats, repeat a row (up to this many, within 20 s) while some variant's median "
+                    "is not known to within 5 %% (its distribution-free 95 %% confidence interval)")
     be.add_argument("--target-ms", type=float, default=5.0, help="time per measurement (default 5 ms)")
     be.add_argument("--no-native", action="store_true")
     be.add_argument("--dry-run", action="store_true", help="print the mpirun command")

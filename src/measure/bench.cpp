@@ -54,6 +54,11 @@ int g_rank = 0, g_size = 1;
 using program::fail;
 using program::split;
 
+// A row's extra repeats (--max-repeats): until every variant's median is
+// known to within this fraction, for at most this long.
+constexpr double kKnownMedian = 0.05;
+constexpr double kRowSeconds = 20;
+
 struct Options {
   std::string out, csv, model;
   std::vector<std::string> ops = hetcoll::bench::collective_names();
@@ -61,6 +66,10 @@ struct Options {
   uint64_t min_bytes = 8, max_bytes = uint64_t(1) << 20;
   std::vector<std::string> algorithms;
   int repeats = 7;
+  // Beyond `repeats`, up to this many while some variant's median is not
+  // known to within kKnownMedian (its 95 % interval) and the row has run
+  // less than kRowSeconds.
+  int max_repeats = 0;  // 0: repeats
   double target = 5e-3;  // s per measurement
   bool native = true, progress = true;
 };
@@ -87,6 +96,9 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--repeats") {
       o.repeats = std::atoi(value().c_str());
       if (o.repeats < 1 || o.repeats > 1000) fail("--repeats: 1 to 1000");
+    } else if (a == "--max-repeats") {
+      o.max_repeats = std::atoi(value().c_str());
+      if (o.max_repeats < 1 || o.max_repeats > 1000) fail("--max-repeats: 1 to 1000");
     } else if (a == "--target-ms") {
       o.target = std::atof(value().c_str()) * 1e-3;
       if (!(o.target >= 1e-4 && o.target <= 10)) fail("--target-ms: 0.1 to 10000");
@@ -95,12 +107,15 @@ Options parse_args(int argc, char** argv) {
     else if (a == "-h" || a == "--help") {
       if (g_rank == 0)
         std::printf("usage: hetcoll-bench [-o OUT.json] [--csv OUT.csv] [--ops LIST] [--sizes 1k,64k,1M | --min 8 --max 1M]\n"
-                    "                     [--algorithms A,B,...] [--repeats 7] [--target-ms 5] [--model SPEC|PROFILE]\n"
-                    "                     [--no-native] [--no-progress]\n");
+                    "                     [--algorithms A,B,...] [--repeats 7] [--max-repeats N] [--target-ms 5]\n"
+                    "                     [--model SPEC|PROFILE] [--no-native] [--no-progress]\n"
+                    "--max-repeats: beyond --repeats, repeat a row (up to N, within 20 s) while some variant's\n"
+                    "median is not known to within 5 %% (its distribution-free 95 %% confidence interval)\n");
       MPI_Finalize();
       std::exit(0);
     } else fail("unknown argument '" + a + "' (--help lists them)");
   }
+  o.max_repeats = std::max(o.max_repeats, o.repeats);
   const auto& known = hetcoll::bench::collective_names();
   for (const std::string& op : o.ops)
     if (std::find(known.begin(), known.end(), op) == known.end()) {
@@ -279,7 +294,21 @@ int main(int argc, char** argv) {
       // Each repeat starts one variant later (rotated order): whatever the
       // first call after another collective pays, every variant pays it as
       // often.
-      for (int rep = 0; rep < opt.repeats; ++rep)
+      // Beyond --repeats, more (up to --max-repeats, within kRowSeconds)
+      // while some variant's median is not yet known to within
+      // kKnownMedian: two variants' medians that differ by less than the
+      // noise would otherwise be ranked by it (rank 0 decides).
+      const double row_start = MPI_Wtime();
+      auto more = [&](int done) {
+        if (done < opt.repeats) return true;
+        int go = 0;
+        if (g_rank == 0 && done < opt.max_repeats && MPI_Wtime() - row_start < kRowSeconds)
+          for (const Row& r : vr)
+            if (r.note.empty() && !fig2::median_known(r.times, kKnownMedian)) go = 1;
+        PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        return go != 0;
+      };
+      for (int rep = 0; more(rep); ++rep)
         for (size_t j = 0; j < vr.size(); ++j) {
           Row& r = vr[(j + size_t(rep)) % vr.size()];
           if (!r.note.empty() || !select(r)) continue;
@@ -339,8 +368,10 @@ int main(int argc, char** argv) {
     if (!layout_note.empty()) js << ",\n \"note\": " << json_str(layout_note);
     js << ",\n \"procedure\": \"Banikazemi et al. 1999 Fig. 2: barrier-subtracted loops, the slowest rank; min and "
           "median over repeats, variants interleaved; calls the barrier hides also from a synchronized start "
-          "(SKaMPI/ReproMPI windows: the slowest rank's end, median over calls and repeats)\",\n \"repeats\": "
-       << opt.repeats << ",\n \"rows\": [";
+          "(SKaMPI/ReproMPI windows: the slowest rank's end, median over calls and repeats); beyond the repeats, "
+          "more (up to max_repeats, 20 s a row) while some variant's median was not known to within 5 % (its "
+          "distribution-free 95 % interval)\",\n \"repeats\": "
+       << opt.repeats << ",\n \"max_repeats\": " << opt.max_repeats << ",\n \"rows\": [";
     std::ostringstream csv;
     csv << "op,bytes,variant,algorithm,min_us,median_us,sync_median_us,predicted_us,note\n";
     for (size_t i = 0; i < rows.size(); ++i) {

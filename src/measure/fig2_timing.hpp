@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -84,6 +85,28 @@ inline Summary summarize(std::vector<double> v) {
   if (v.empty()) return {};
   std::sort(v.begin(), v.end());
   return {v.front(), v[(v.size() - 1) / 2]};
+}
+
+// The distribution-free 95 % confidence interval of the median of v, from
+// its order statistics (Le Boudec, Performance Evaluation of Computer and
+// Communication Systems, 2010, Thm. 2.1; Hoefler & Belli, SC'15, rule 5):
+// [v(j), v(k)], j = floor((n - 1.96 sqrt n) / 2), k = ceil(1 + (n + 1.96
+// sqrt n) / 2), 1-based and clamped to the sample — below 6 values, its range.
+struct Interval {
+  double lo = 0, hi = 0;
+};
+inline Interval median_ci95(std::vector<double> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  const double n = double(v.size()), w = 1.96 * std::sqrt(n);
+  const long j = std::max(1L, long(std::floor((n - w) / 2))), k = std::min(long(v.size()), long(std::ceil(1 + (n + w) / 2)));
+  return {v[size_t(j - 1)], v[size_t(k - 1)]};
+}
+// Is the median known to within `rel` of itself (the interval's half-width)?
+inline bool median_known(const std::vector<double>& v, double rel) {
+  if (v.empty()) return true;
+  const Interval ci = median_ci95(v);
+  return (ci.hi - ci.lo) / 2 <= rel * summarize(v).median;
 }
 
 }  // namespace hetcoll::fig2

@@ -23,7 +23,7 @@ step "2/5 subnets and ring the probe found"
 step "3/5 tune: native against hetcoll's best candidates, the winners stored in the profile"
 "$hetcoll" tune --np "$np" "$out/profile.json" --ops "$ops" --sizes "${HC_DEMO_TUNE_SIZES:-8,1k,64k}" --repeats 3
 step "4/5 bench: hetcoll against native $(mpirun --version 2>/dev/null | head -1), $ops at $sizes"
-"$hetcoll" bench --np "$np" --profile "$out/profile.json" --ops "$ops" --sizes "$sizes" --repeats "$repeats" --target-ms 30 \
-  -o "$out/bench.json" --csv "$out/bench.csv"
+"$hetcoll" bench --np "$np" --profile "$out/profile.json" --ops "$ops" --sizes "$sizes" --repeats "$repeats" \
+  --max-repeats "${HC_DEMO_MAX_REPEATS:-15}" --target-ms 30 -o "$out/bench.json" --csv "$out/bench.csv"
 step "5/5 report"
 "$hetcoll" report "$out/bench.json" "$out/profile.json" -o "$out/report" --title "${HC_DEMO_TITLE:-hetcoll on $np ranks}"

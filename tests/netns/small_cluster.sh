@@ -16,7 +16,7 @@ if ! why=$(python3 "$cluster" check 2>&1); then
 fi
 out=results/ci_netns
 rm -rf "$out"
-export HC_DEMO_OPS=bcast,allreduce,allgather HC_DEMO_SIZES=1k,64k HC_DEMO_REPEATS=3 \
+export HC_DEMO_OPS=bcast,allreduce,allgather HC_DEMO_SIZES=1k,64k HC_DEMO_REPEATS=3 HC_DEMO_MAX_REPEATS=3 \
   HC_DEMO_PROBE_S=60 HC_DEMO_TITLE="CI: 4 hosts, 2 subnets"
 python3 "$cluster" run testbed/netns/topologies/small4.toml -- testbed/netns/demo_job.sh "$root/$out"
 fail=0

@@ -223,3 +223,24 @@ def test_bench_times_specs_whose_parameters_hold_commas(tmp_path):
     assert sorted(r["variant"] for r in rows) == ["hetcoll", "hub_allreduce[hub=2,seg=1k]", "native", "ring_allreduce"]
     forced = next(r for r in rows if r["variant"].startswith("hub_allreduce"))
     assert forced["algorithm"].startswith("hub_allreduce[hub=2,") and forced["median_s"] > 0
+
+
+def test_bench_repeats_a_row_until_its_medians_are_known(tmp_path):
+    # --max-repeats: beyond --repeats, a row runs again while some variant's
+    # median is not known to within 5 % (its 95 % interval from order
+    # statistics) — never beyond --max-repeats; every variant the same count.
+    out = tmp_path / "b.json"
+    proc = _mpi("hetcoll-bench", 3, "-o", str(out), "--ops", "bcast", "--sizes", "64k", "--repeats", "2",
+                "--max-repeats", "9", "--target-ms", "1")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["repeats"] == 2 and doc["max_repeats"] == 9
+    counts = {len(r["times_s"]) for r in doc["rows"]}
+    assert len(counts) == 1 and 2 <= counts.pop() <= 9
+    # Two repeats: the interval is the range; a third only where it is wide.
+    for r in doc["rows"]:
+        t = sorted(r["times_s"])
+        if len(t) == 2:
+            assert (t[1] - t[0]) / 2 <= 0.05 * t[0]
+    proc = _mpi("hetcoll-bench", 2, "-o", str(out), "--max-repeats", "0")
+    assert proc.returncode != 0 and "--max-repeats" in proc.stderr

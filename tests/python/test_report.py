@@ -117,10 +117,11 @@ def test_report_renders_in_headless_chromium(tmp_path):
 def test_bench_builds_its_mpirun_command(run_cli, tmp_path):
     code, out, err = run_cli("bench", "--np", "3", "--ops", "bcast,alltoallv", "--sizes", "1k,1M", "--algorithms",
                              "binomial_tree", "--profile", str(PROFILE), "-o", str(tmp_path / "b.json"), "--dry-run",
+                             "--max-repeats", "9",
                              "--", "--mca", "btl", "self,tcp")
     assert code == 0, err
     assert "-n 3" in out and "hetcoll-bench" in out and "--sizes 1024,1048576" in out
-    assert "--algorithms binomial_tree" in out and "--mca btl self,tcp" in out
+    assert "--algorithms binomial_tree" in out and "--mca btl self,tcp" in out and "--max-repeats 9" in out
     code, out, err = run_cli("bench", "--np", "2", "--profile", str(tmp_path / "missing.json"), "--dry-run")
     assert code != 0
 
