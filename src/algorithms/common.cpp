@@ -108,11 +108,11 @@ uint64_t uniform_a2a_block(const Collective& c) {
 
 Terms costlier(const HockneyParams& h, const Terms& a, const Terms& b) { return h.time(b) > h.time(a) ? b : a; }
 
-uint64_t pipeline_segment(const GenContext& ctx, bool combine) {
+uint64_t pipeline_segment(const GenContext& ctx, bool combine, int hops) {
   const uint64_t m = vector_bytes(ctx.coll);
   const uint32_t e = ctx.coll.elem_size;
   uint64_t s = ctx.params.count("seg") ? param_bytes(ctx, "seg", m)
-                                       : best_segment(ctx.model, m, e, ctx.coll.nranks - 1, combine);
+                                       : best_segment(ctx.model, m, e, hops < 0 ? ctx.coll.nranks - 1 : hops, combine);
   s = std::max<uint64_t>(e, s / e * e);
   return std::min(s, std::max<uint64_t>(m, e));
 }

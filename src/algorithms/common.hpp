@@ -57,9 +57,10 @@ std::vector<uint64_t> ring_reduce_scatter_in_scratch(Builder& b, const Blocks& b
 // (k-1)·g(s) + hops·c(s) with k = ⌈bytes/s⌉, g the sender's busy time and c
 // the time until the data is usable (plus the reduction when `combine`).
 uint64_t best_segment(const MachineModel& m, uint64_t bytes, uint32_t elem, int hops, bool combine);
-// A chain's segment size: its seg= parameter, else best_segment, in whole
-// elements, at most the vector.
-uint64_t pipeline_segment(const GenContext& ctx, bool combine);
+// A chain's segment size: its seg= parameter, else best_segment for `hops`
+// hops (default: a chain through the whole group, p-1), in whole elements,
+// at most the vector.
+uint64_t pipeline_segment(const GenContext& ctx, bool combine, int hops = -1);
 // The vector cut into segments of `seg` bytes. Throws TooLarge when there
 // would be more than INT_MAX of them, or when a chain of all the group's
 // ranks would exceed the context's op limit with them.

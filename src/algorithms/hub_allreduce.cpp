@@ -72,20 +72,10 @@ std::vector<int> hubs_by_score(const MachineModel& m, int p, uint64_t bytes) {
   return order;
 }
 
-uint64_t segment_bytes(const GenContext& ctx) {
-  const Collective& c = ctx.coll;
-  const uint64_t m = vector_bytes(c);
-  const uint32_t e = c.elem_size;
-  uint64_t s = ctx.params.count("seg") ? param_bytes(ctx, "seg", m) : best_segment(ctx.model, m, e, 2, true);
-  s = std::max<uint64_t>(e, s / e * e);
-  return std::min(s, std::max<uint64_t>(m, e));
-}
-
 // The other ranks in the order a chain passes segments towards the hub:
 // the one the model places worst as a hub first (it only sends its own
-// vector), the hub's best neighbour last.
-std::vector<int> chain_order(const MachineModel& m, int p, int hub, uint64_t bytes) {
-  std::vector<int> order = hubs_by_score(m, p, bytes);
+// vector), the hub's best neighbour last. `order`: hubs_by_score.
+std::vector<int> chain_order(std::vector<int> order, int hub) {
   std::reverse(order.begin(), order.end());
   order.erase(std::find(order.begin(), order.end(), hub));
   return order;
@@ -95,9 +85,10 @@ Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
   const uint64_t m = vector_bytes(c);
-  const int hub = ctx.params.count("hub") ? param_int(ctx, "hub", 0) : hubs_by_score(ctx.model, p, m)[0];
+  const std::vector<int> ranked = hubs_by_score(ctx.model, p, m);
+  const int hub = ctx.params.count("hub") ? param_int(ctx, "hub", 0) : ranked[0];
   if (hub >= p) throw InputError(cat("hub_allreduce: hub=", hub, " is not a rank of a group of ", p));
-  const uint64_t s = segment_bytes(ctx);
+  const uint64_t s = pipeline_segment(ctx, true, 2);  // two hops: up the chain's last link, back down
   const Blocks seg = pipeline_segments(ctx, s);
   const int window = param_int(ctx, "window", kWindow);
   const bool chain = param_int(ctx, "chain", 1) != 0;
@@ -116,7 +107,7 @@ Schedule generate(const GenContext& ctx) {
   // directly, or (chain) to the next rank along the chain, the last to the hub.
   std::vector<int> feeds(size_t(p), hub), fed_by(size_t(p), -1);
   if (chain) {
-    const std::vector<int> order = chain_order(ctx.model, p, hub, m);
+    const std::vector<int> order = chain_order(ranked, hub);
     for (size_t j = 0; j < order.size(); ++j) {
       feeds[size_t(order[j])] = j + 1 < order.size() ? order[j + 1] : hub;
       fed_by[size_t(feeds[size_t(order[j])])] = order[j];
