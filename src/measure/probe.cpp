@@ -7,12 +7,15 @@
 //  1. hosts      ranks sharing memory (MPI_Comm_split_type) form a host; its
 //                lowest rank leads it; the name is MPI_Get_processor_name.
 //  2. pairs      ECO §3: for every pair of host leaders, the one-way time of a
-//                small message (several round trips per repeat) and of a
-//                large one; minimum and median over repeats. Concurrent mode:
+//                small message (several round trips per repeat: the fastest
+//                trip's minimum, the mean trip's median over repeats) and of a
+//                large one (minimum and median over repeats). Concurrent mode:
 //                p-1 rounds of disjoint pairs (round-robin tournament), all
 //                pairs of a round at once. Sequential mode (ECO's): one pair at
 //                a time, a token passed from pair to pair.
 //  3. subnets    ECO §4.1 Fig. 2 on the small-message minima (rank 0), ring.
+// Ranks with nothing to measure wait in quiet_barrier (sleeping), not
+// spinning in MPI, so that the pairs being measured keep the cores.
 //  4. alone      concurrent mode: one pair of each class measured alone: how
 //                much concurrent traffic slowed the class (a shared uplink);
 //                and the same pair sending both ways at once: whether its
@@ -35,6 +38,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -179,6 +183,26 @@ bool agree(bool v) {
   return x != 0;
 }
 
+// A barrier that sleeps while it waits. With more ranks than cores, a rank
+// with nothing to measure that spins in MPI_Barrier (yielding or not) takes
+// time slices from the pairs being measured and inflates their round trips.
+// Under SMPI the CPU is not the clock: a plain barrier.
+void quiet_barrier() {
+#if defined(SMPI_H)
+  MPI_Barrier(g_comm);
+#else
+  MPI_Request rq;
+  MPI_Ibarrier(g_comm, &rq);
+  int done = 0;
+  MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+  const timespec nap{0, 50000};  // 50 us: well under a measuring round
+  while (!done) {
+    nanosleep(&nap, nullptr);
+    MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+  }
+#endif
+}
+
 Measure summarize(std::vector<double> v) {
   if (v.empty()) return {};
   return {*std::min_element(v.begin(), v.end()), median(v)};
@@ -195,7 +219,11 @@ int trips_for(double rtt) { return int(std::clamp(200e-6 / std::max(rtt, 1e-9), 
 // after one untimed small round trip: the partner may still be leaving a
 // barrier or another pair, and an MPI that moves a message only once its
 // receive is posted (SimGrid) would charge that wait to the first trip.
-double pingpong(int peer, bool initiator, std::vector<char>& buf, uint64_t bytes, int iters) {
+// Returns the mean over the trips; `fastest`, when given, gets the fastest
+// single trip's one-way time (the initiator's): ECO's minimum taken per
+// trip, which a time slice lost to another process cannot inflate unless
+// it hits every trip.
+double pingpong(int peer, bool initiator, std::vector<char>& buf, uint64_t bytes, int iters, double* fastest = nullptr) {
   char sync = 0;
   if (initiator) {
     const double s0 = MPI_Wtime();
@@ -215,16 +243,24 @@ double pingpong(int peer, bool initiator, std::vector<char>& buf, uint64_t bytes
     }
   }
   const double t0 = MPI_Wtime();
+  double best = std::numeric_limits<double>::infinity(), last = t0;
   for (int i = 0; i < iters; ++i) {
     if (initiator) {
       MPI_Send(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm);
       MPI_Recv(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
+      if (fastest) {
+        const double now = MPI_Wtime();
+        best = std::min(best, now - last);
+        last = now;
+      }
     } else {
       MPI_Recv(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
       MPI_Send(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm);
     }
   }
-  return (MPI_Wtime() - t0) / (2.0 * iters);
+  const double mean = (MPI_Wtime() - t0) / (2.0 * iters);
+  if (fastest) *fastest = initiator ? best / 2.0 : mean;
+  return mean;
 }
 
 // A large message one way and a small answer (initiator's clock), after an
@@ -375,7 +411,7 @@ double both_ways(const Hosts& h, int a, int b, const std::vector<int>& subnet_of
   std::vector<int> others;  // the ranks a pings first, once each
   for (int r : {rb, rs, rd})
     if (r != ra && std::find(others.begin(), others.end(), r) == others.end()) others.push_back(r);
-  MPI_Barrier(g_comm);
+  quiet_barrier();
   const int me = g_rank;
   if (me == ra) {
     for (int r : others) pingpong(r, true, out, small, 1);  // every end in place
@@ -446,7 +482,9 @@ int main(int argc, char** argv) {
   // 2. Pairs: latency (every repeat), then bandwidth (every repeat), each
   // phase cut short by the budget after its first repeat.
   const auto order = pair_order(H);
-  std::vector<std::vector<double>> small_t(HH), large_t(HH);  // this leader's rows
+  // This leader's rows: per repeat, the fastest trip and the mean trip of
+  // the small message; the large message's one-way time.
+  std::vector<std::vector<double>> small_t(HH), small_mean_t(HH), large_t(HH);
   int repeats_done = opt.repeats;
   for (int big = 0; big < 2; ++big) {
     // Bandwidth varies less than small-message latency: at most 3 repeats.
@@ -457,8 +495,9 @@ int main(int argc, char** argv) {
       auto measure = [&](int peer, bool init, int a, int b) {
         const size_t k = size_t(a) * size_t(H) + size_t(b);
         if (!big) {
-          const double t = pingpong(peer, init, buf, opt.small, 0);
-          if (init) small_t[k].push_back(t);
+          double fastest = 0;
+          const double t = pingpong(peer, init, buf, opt.small, 0, &fastest);
+          if (init) small_t[k].push_back(fastest), small_mean_t[k].push_back(t);
         } else {
           // One way large, the answer small: the large message's one-way
           // time is the total less the small one's (measured before).
@@ -468,10 +507,11 @@ int main(int argc, char** argv) {
       };
       if (opt.sequential) {
         one_pair_at_a_time(hosts, order, measure);
+        quiet_barrier();
       } else {
         const double rep_start = elapsed();
         for (int r = 0; r < rounds_of(H) && H > 1; ++r) {
-          MPI_Barrier(g_comm);
+          quiet_barrier();
           if (hosts.leader()) {
             int q = partner(hosts.mine, r, H);
             if (q >= 0) measure(hosts.ranks[size_t(q)][0], hosts.mine < q, std::min(hosts.mine, q), std::max(hosts.mine, q));
@@ -482,6 +522,7 @@ int main(int argc, char** argv) {
           // over with a smaller message (a power of two, at least 16 KiB).
           if (big && rep == 0 && r == 0 && budget > 0 && rounds_of(H) > 1) {
             unsigned long long next = large;
+            quiet_barrier();
             if (g_rank == 0) {
               const double projected = (elapsed() - rep_start) * rounds_of(H);
               while (next > (uint64_t(16) << 10) && projected * double(next) / double(large) > 0.25 * budget) next /= 2;
@@ -494,6 +535,7 @@ int main(int argc, char** argv) {
             }
           }
         }
+        quiet_barrier();
       }
       // Latency may use a fifth of the budget, latency and bandwidth together half.
       if (rep + 1 < repeats_done && !within(big ? 0.5 : 0.2)) {
@@ -510,7 +552,7 @@ int main(int argc, char** argv) {
     Measure s = summarize(small_t[k]), l = summarize(large_t[k]);
     const size_t i = k / size_t(H), j = k % size_t(H), kt = j * size_t(H) + i;
     pd.small_min[k] = pd.small_min[kt] = s.min;
-    pd.small_med[k] = pd.small_med[kt] = s.median;
+    pd.small_med[k] = pd.small_med[kt] = median(small_mean_t[k]);  // the typical trip
     pd.large_min[k] = pd.large_min[kt] = l.min;
     pd.large_med[k] = pd.large_med[kt] = l.median;
   }
@@ -559,6 +601,7 @@ int main(int argc, char** argv) {
         double t = pingpong(peer, init, buf, large, 1);
         if (init) ts[size_t(class_of(a, b))].push_back(t);
       });
+      quiet_barrier();
       for (auto [a, b] : reps) {
         const double tw = both_ways(hosts, a, b, subnet_of, buf, buf2, large, opt.small);
         if (tw > 0) tb[size_t(class_of(a, b))].push_back(tw);
@@ -615,7 +658,7 @@ int main(int argc, char** argv) {
     for (int a = 0; a < H; ++a) {
       const int lead = hosts.ranks[size_t(a)][0], peer = partner_rank[size_t(a)];
       bar.update(double(a) / H);
-      MPI_Barrier(g_comm);  // one host at a time
+      quiet_barrier();  // one host at a time
       if (peer < 0 || (g_rank != lead && g_rank != peer)) continue;
       const bool me = g_rank == lead;
       const int other = me ? peer : lead;
@@ -705,23 +748,30 @@ int main(int argc, char** argv) {
   }
 
   // 6. Shared memory: a host's first two ranks, all hosts at once.
-  std::vector<double> shm(size_t(H) * 2, 0.0);  // small one-way min, large one-way min
+  // Per host: small one-way fastest, large one-way min, small one-way typical.
+  std::vector<double> shm(size_t(H) * 3, 0.0);
   bar.phase("shared", 0.65, 0.7);
   bool any_shm = false;
   for (auto& r : hosts.ranks) any_shm |= r.size() > 1;
   if (any_shm && within(0.9)) {
-    MPI_Barrier(g_comm);
+    quiet_barrier();
     const auto& mine = hosts.ranks[size_t(hosts.mine)];
     if (mine.size() > 1 && (g_rank == mine[0] || g_rank == mine[1])) {
       const bool init = g_rank == mine[0];
       const int peer = init ? mine[1] : mine[0];
-      std::vector<double> s, l;
+      std::vector<double> s, st, l;
       for (int rep = 0; rep < std::max(1, repeats_done); ++rep) {
-        s.push_back(pingpong(peer, init, buf, opt.small, 0));
+        double fastest = 0;
+        st.push_back(pingpong(peer, init, buf, opt.small, 0, &fastest));
+        s.push_back(fastest);
         l.push_back(pingpong(peer, init, buf, large, 1));
       }
-      if (init) shm[size_t(hosts.mine) * 2] = summarize(s).min, shm[size_t(hosts.mine) * 2 + 1] = summarize(l).min;
+      if (init) {
+        double* row = &shm[size_t(hosts.mine) * 3];
+        row[0] = summarize(s).min, row[1] = summarize(l).min, row[2] = median(st);
+      }
     }
+    quiet_barrier();
     shm = reduce_to_root(shm);
   } else if (any_shm) {
     exhausted = true;
@@ -933,7 +983,7 @@ int main(int argc, char** argv) {
         if (i != j)
           cap(pd.small_min[size_t(i) * size_t(H) + size_t(j)], pd.large_min[size_t(i) * size_t(H) + size_t(j)],
               p.hosts[size_t(i)].Sc.median, p.hosts[size_t(i)].Sm);
-      cap(shm[size_t(j) * 2], shm[size_t(j) * 2 + 1], x.Sc.median, x.Sm);
+      cap(shm[size_t(j) * 3], shm[size_t(j) * 3 + 1], x.Sc.median, x.Sm);
     }
     p.small.resize(HH);
     p.large.resize(HH);
@@ -947,6 +997,17 @@ int main(int argc, char** argv) {
     p.ring = ring.hosts;
     p.ring_crossings = ring.crossings;
     const double payload = double(large - opt.small);
+    // A class's bandwidth: the median over its pairs whose large message
+    // took longer than the small one (the others, noise on a loaded
+    // machine, say nothing about it); none such: the class is named in
+    // `unmeasured` and no profile is written.
+    std::string unmeasured;
+    auto bandwidth_of = [&](std::vector<double> bw, const std::string& name) {
+      bw.erase(std::remove_if(bw.begin(), bw.end(), [](double x) { return !(x > 0); }), bw.end());
+      if (!bw.empty()) return median(bw);
+      unmeasured += (unmeasured.empty() ? "" : ", ") + name;
+      return 1.0;
+    };
     // Classes of host pairs.
     for (int a = 0; a < S; ++a)
       for (int b = a; b < S; ++b) {
@@ -957,14 +1018,16 @@ int main(int argc, char** argv) {
                 std::max(subnet_of[size_t(i)], subnet_of[size_t(j)]) != b)
               continue;
             const size_t k = size_t(i) * size_t(H) + size_t(j);
-            const double l = pd.small_min[k], big = pd.large_min[k];
+            // The large message's time less the fastest small one's gives
+            // the bandwidth; the class's latency is the typical trip's.
+            const double l = pd.small_min[k], big = pd.large_min[k], typical = pd.small_med[k];
             const double bwp = big > l ? payload / (big - l) : 0;
-            lat.push_back(l);
+            lat.push_back(typical);
             bw.push_back(bwp);
             for (auto [s, r] : {std::pair<int, int>{i, j}, {j, i}}) {
               const HostProfile& hs = p.hosts[size_t(s)];
               const HostProfile& hr = p.hosts[size_t(r)];
-              xc.push_back(std::max(0.0, l - hs.Sc.median - hr.Rc.median));
+              xc.push_back(std::max(0.0, typical - hs.Sc.median - hr.Rc.median));
               xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - hs.Sm - hr.Rm) : 0.0);
             }
           }
@@ -974,7 +1037,7 @@ int main(int argc, char** argv) {
         c.name = a == b ? "subnet " + std::to_string(a) : "subnets " + std::to_string(a) + "-" + std::to_string(b);
         c.pairs = int(lat.size());
         c.latency = median(lat);
-        c.bandwidth = std::max(median(bw), 1e-300);
+        c.bandwidth = bandwidth_of(bw, c.name);
         const double al = alone[size_t(a) * size_t(S) + size_t(b)];
         c.bandwidth_alone = opt.sequential ? c.bandwidth : (al > c.latency ? payload / (al - c.latency) : 0);
         c.slowdown = c.bandwidth_alone > 0 ? c.bandwidth_alone / c.bandwidth : 1;
@@ -990,13 +1053,13 @@ int main(int argc, char** argv) {
     {
       std::vector<double> lat, bw, xc, xm;
       for (int h = 0; h < H; ++h) {
-        const double l = shm[size_t(h) * 2], big = shm[size_t(h) * 2 + 1];
+        const double l = shm[size_t(h) * 3], big = shm[size_t(h) * 3 + 1], typical = shm[size_t(h) * 3 + 2];
         if (l <= 0) continue;
         const double bwp = big > l ? payload / (big - l) : 0;
         const HostProfile& x = p.hosts[size_t(h)];
-        lat.push_back(l);
+        lat.push_back(typical);
         bw.push_back(bwp);
-        xc.push_back(std::max(0.0, l - x.Sc.median - x.Rc.median));
+        xc.push_back(std::max(0.0, typical - x.Sc.median - x.Rc.median));
         xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - x.Sm - x.Rm) : 0.0);
       }
       if (!lat.empty()) {
@@ -1004,7 +1067,7 @@ int main(int argc, char** argv) {
         c.name = "shared memory";
         c.pairs = int(lat.size());
         c.latency = median(lat);
-        c.bandwidth = std::max(median(bw), 1e-300);
+        c.bandwidth = bandwidth_of(bw, c.name);
         c.bandwidth_alone = 0;
         c.beta = 1.0 / c.bandwidth;
         c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
@@ -1020,6 +1083,11 @@ int main(int argc, char** argv) {
     p.lambda = std::move(lambda);
     p.receives_use_cpu = H == 1;
     try {
+      if (!unmeasured.empty())
+        throw std::runtime_error("no bandwidth measured for " + unmeasured + ": no pair's " + std::to_string(large) +
+                                 "-byte message took longer than its " + std::to_string(opt.small) +
+                                 "-byte one (a machine this loaded measures noise; a larger --large may help); "
+                                 "no profile written");
       const std::string text = profile_to_json(p);
       parse_profile(text);  // what we write, we can read
       std::ofstream out(opt.out, std::ios::binary);

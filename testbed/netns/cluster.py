@@ -501,11 +501,32 @@ def host_env(first: dict) -> dict:
 
 
 def exec_in_first_host(cmd: list[str]) -> int:
-    """CMD in the first host's namespace, as that host (rsh-agent does the same)."""
+    """CMD in the first host's namespace, as that host (rsh-agent does the same).
+
+    CMD runs in a session of its own, as the other hosts' Open MPI daemons
+    do (orted calls setsid): the kernel's autogroup scheduler gives each
+    session one fair share of the CPUs, so without it the first host's ranks
+    (mpirun's children) would share one with whatever else runs in the
+    caller's session, and on a loaded machine only that host's round trips
+    would be slowed by milliseconds (measured: the probe split a subnet).
+    An interrupt stops the whole session."""
     topo = json.loads((STATE / "topology.json").read_text())
     first = topo["hosts"][0]
     env = host_env(first)
-    return subprocess.call([str(HERE / "rsh-agent"), "--local", first["name"], *cmd], env=env)
+    p = subprocess.Popen([str(HERE / "rsh-agent"), "--local", first["name"], *cmd], env=env, start_new_session=True)
+    try:
+        return p.wait()
+    except BaseException:
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(p.pid, sig)
+                p.wait(timeout=3)
+                break
+            except ProcessLookupError:
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        raise
 
 
 def run(topo: Topology, cmd: list[str]) -> int:
