@@ -119,6 +119,12 @@ def show_lines(p: dict) -> list[str]:
         out.append(f"  {c['name']:<16} {c['pairs']:>6} {format_time(c['latency']):>9} {_bw(c['bandwidth']):>11} "
                    f"{_bw(c['bandwidth_alone']):>11} {c['slowdown']:>7.2f}x {_bw(c.get('bandwidth_both_ways', 0)):>11} "
                    f"{format_time(c['Xc']):>9} {c['Xm'] * 1e9:>6.3f}ns")
+    bp = p.get("backplane")
+    if bp:
+        found = (f"a backplane of {_bw(bp['bandwidth'])} on every route between hosts" if bp["bandwidth"] > 0
+                 else "no backplane")
+        out += ["", f"backplane: {bp['flows']} flows between hosts at once moved {_bw(bp['aggregate'])} together, "
+                    f"{_bw(bp['expected'])} alone: {found}"]
     if p["reductions"]:
         out += ["", "reductions (gamma, s per byte, hetcoll's kernels): " + ", ".join(
             f"{r['op']} {r['type']} {r['gamma']['median'] * 1e9:.3f} ns" for r in p["reductions"])]
@@ -147,6 +153,8 @@ def topology_lines(t: dict | None) -> list[str]:
         else:
             line += "; no shared uplink seen"
         out.append(line)
+    if t.get("backplane", -1) >= 0:
+        out.append(f"  backplane: {t['links'][t['backplane']]['bandwidth'] / 1e6:.4g} MB/s shared by all traffic between hosts")
     return out
 
 

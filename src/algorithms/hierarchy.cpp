@@ -78,7 +78,7 @@ uint64_t cost_fingerprint(const MachineModel& m, const std::vector<int>& g) {
         f.add(c.wire);
       }
       if (!t || a >= t->ranks() || b >= t->ranks()) continue;
-      int links[4];
+      int links[Topology::kMaxRoute];
       const int k = t->route(a, b, links);
       f.add(int64_t(k));
       for (int i = 0; i < k; ++i) {

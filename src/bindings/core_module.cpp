@@ -162,6 +162,7 @@ NB_MODULE(_core, m) {
           d["nic_down"] = t->nic_down;
           d["uplink_out"] = t->uplink_out;
           d["uplink_in"] = t->uplink_in;
+          d["backplane"] = t->backplane;
           std::vector<nb::dict> links;
           for (const NetLink& l : t->links) {
             nb::dict x;

@@ -7,9 +7,8 @@
 //  1. hosts      ranks sharing memory (MPI_Comm_split_type) form a host; its
 //                lowest rank leads it; the name is MPI_Get_processor_name.
 //  2. pairs      ECO §3: for every pair of host leaders, the one-way time of a
-//                small message (several round trips per repeat: the fastest
-//                trip's minimum, the mean trip's median over repeats) and of a
-//                large one (minimum and median over repeats). Concurrent mode:
+//                small message (several round trips per repeat) and of a
+//                large one; minimum and median over repeats. Concurrent mode:
 //                p-1 rounds of disjoint pairs (round-robin tournament), all
 //                pairs of a round at once. Sequential mode (ECO's): one pair at
 //                a time, a token passed from pair to pair.
@@ -38,7 +37,6 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -219,11 +217,7 @@ int trips_for(double rtt) { return int(std::clamp(200e-6 / std::max(rtt, 1e-9), 
 // after one untimed small round trip: the partner may still be leaving a
 // barrier or another pair, and an MPI that moves a message only once its
 // receive is posted (SimGrid) would charge that wait to the first trip.
-// Returns the mean over the trips; `fastest`, when given, gets the fastest
-// single trip's one-way time (the initiator's): ECO's minimum taken per
-// trip, which a time slice lost to another process cannot inflate unless
-// it hits every trip.
-double pingpong(int peer, bool initiator, std::vector<char>& buf, uint64_t bytes, int iters, double* fastest = nullptr) {
+double pingpong(int peer, bool initiator, std::vector<char>& buf, uint64_t bytes, int iters) {
   char sync = 0;
   if (initiator) {
     const double s0 = MPI_Wtime();
@@ -243,24 +237,16 @@ double pingpong(int peer, bool initiator, std::vector<char>& buf, uint64_t bytes
     }
   }
   const double t0 = MPI_Wtime();
-  double best = std::numeric_limits<double>::infinity(), last = t0;
   for (int i = 0; i < iters; ++i) {
     if (initiator) {
       MPI_Send(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm);
       MPI_Recv(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
-      if (fastest) {
-        const double now = MPI_Wtime();
-        best = std::min(best, now - last);
-        last = now;
-      }
     } else {
       MPI_Recv(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm, MPI_STATUS_IGNORE);
       MPI_Send(buf.data(), count_of(bytes), MPI_BYTE, peer, kPing, g_comm);
     }
   }
-  const double mean = (MPI_Wtime() - t0) / (2.0 * iters);
-  if (fastest) *fastest = initiator ? best / 2.0 : mean;
-  return mean;
+  return (MPI_Wtime() - t0) / (2.0 * iters);
 }
 
 // A large message one way and a small answer (initiator's clock), after an
@@ -482,9 +468,7 @@ int main(int argc, char** argv) {
   // 2. Pairs: latency (every repeat), then bandwidth (every repeat), each
   // phase cut short by the budget after its first repeat.
   const auto order = pair_order(H);
-  // This leader's rows: per repeat, the fastest trip and the mean trip of
-  // the small message; the large message's one-way time.
-  std::vector<std::vector<double>> small_t(HH), small_mean_t(HH), large_t(HH);
+  std::vector<std::vector<double>> small_t(HH), large_t(HH);  // this leader's rows
   int repeats_done = opt.repeats;
   for (int big = 0; big < 2; ++big) {
     // Bandwidth varies less than small-message latency: at most 3 repeats.
@@ -495,9 +479,8 @@ int main(int argc, char** argv) {
       auto measure = [&](int peer, bool init, int a, int b) {
         const size_t k = size_t(a) * size_t(H) + size_t(b);
         if (!big) {
-          double fastest = 0;
-          const double t = pingpong(peer, init, buf, opt.small, 0, &fastest);
-          if (init) small_t[k].push_back(fastest), small_mean_t[k].push_back(t);
+          const double t = pingpong(peer, init, buf, opt.small, 0);
+          if (init) small_t[k].push_back(t);
         } else {
           // One way large, the answer small: the large message's one-way
           // time is the total less the small one's (measured before).
@@ -552,7 +535,7 @@ int main(int argc, char** argv) {
     Measure s = summarize(small_t[k]), l = summarize(large_t[k]);
     const size_t i = k / size_t(H), j = k % size_t(H), kt = j * size_t(H) + i;
     pd.small_min[k] = pd.small_min[kt] = s.min;
-    pd.small_med[k] = pd.small_med[kt] = median(small_mean_t[k]);  // the typical trip
+    pd.small_med[k] = pd.small_med[kt] = s.median;
     pd.large_min[k] = pd.large_min[kt] = l.min;
     pd.large_med[k] = pd.large_med[kt] = l.median;
   }
@@ -615,6 +598,84 @@ int main(int argc, char** argv) {
       }
       alone = reduce_to_root(mine);
       alone_both = reduce_to_root(mine_both);
+    }
+  }
+
+  // 4b. Backplane (concurrent mode): every host at once sends a large
+  // message (4x the bandwidth message) to the next host of its subnet on
+  // the ring — a subnet of two hosts has one flow, of one host none. No
+  // interface and no uplink carries two of these flows, so without a
+  // capacity they all share each would move at its class's alone rate
+  // (compared when the profile is assembled). The best of 3 repeats of the
+  // aggregate: all the flows' bytes over the slowest flow's time (from a
+  // barrier to its receiver's small answer, less that answer's latency).
+  std::vector<int> bp_to(size_t(H), -1);
+  int bp_flows = 0;
+  double bp_aggregate = 0;
+  const uint64_t bp_bytes = std::min<uint64_t>(large * 4, uint64_t(16) << 20);
+  if (!opt.sequential && H > 1) {
+    if (g_rank == 0) {
+      for (int s = 0; s < S; ++s) {
+        std::vector<int> hs;
+        for (int h : ring.hosts)
+          if (subnet_of[size_t(h)] == s) hs.push_back(h);
+        if (hs.size() == 2) bp_to[size_t(hs[0])] = hs[1];
+        if (hs.size() >= 3)
+          for (size_t i = 0; i < hs.size(); ++i) bp_to[size_t(hs[i])] = hs[(i + 1) % hs.size()];
+      }
+    }
+    MPI_Bcast(bp_to.data(), H, MPI_INT, 0, g_comm);
+    for (int h = 0; h < H; ++h) bp_flows += bp_to[size_t(h)] >= 0;
+    // Rank 0's estimate: the slowest flow's large message alone, scaled to
+    // the size, 4x for sharing, 3 repeats.
+    double slowest = 0;
+    for (int h = 0; h < H && g_rank == 0; ++h)
+      if (bp_to[size_t(h)] >= 0)
+        slowest = std::max(slowest, pd.large_min[size_t(h) * size_t(H) + size_t(bp_to[size_t(h)])]);
+    const double cost = 3 * (4 * slowest * double(bp_bytes) / double(large) + 0.01);
+    if (bp_flows < 2) {
+      bp_flows = 0;  // one flow shares nothing
+    } else if (!affords(cost, 0.8)) {
+      bp_flows = 0;
+      exhausted = true;
+    } else {
+      bar.phase("backplane", 0.5, 0.5);
+      std::vector<char> out(static_cast<size_t>(bp_bytes), 1), in(static_cast<size_t>(bp_bytes));
+      int from = -1;
+      for (int h = 0; h < H; ++h)
+        if (bp_to[size_t(h)] == hosts.mine) from = h;
+      const int to = bp_to[size_t(hosts.mine)];
+      auto leader = [&](int host) { return hosts.ranks[size_t(host)][0]; };
+      double best = 0;
+      for (int rep = 0; rep < 3; ++rep) {
+        quiet_barrier();
+        MPI_Barrier(g_comm);  // a tight start; the ranks without a flow then sleep in the next one
+        double mine = 0;
+        if (hosts.leader() && (to >= 0 || from >= 0)) {
+          const double t0 = MPI_Wtime();
+          MPI_Request rq[2];
+          int n = 0;
+          if (to >= 0) MPI_Isend(out.data(), count_of(bp_bytes), MPI_BYTE, leader(to), kData, g_comm, &rq[n++]);
+          if (from >= 0) MPI_Irecv(in.data(), count_of(bp_bytes), MPI_BYTE, leader(from), kData, g_comm, &rq[n++]);
+          MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+          char ack = 0;
+          if (from >= 0) MPI_Send(&ack, 1, MPI_BYTE, leader(from), kDone, g_comm);
+          if (to >= 0) {
+            MPI_Recv(&ack, 1, MPI_BYTE, leader(to), kDone, g_comm, MPI_STATUS_IGNORE);
+            mine = MPI_Wtime() - t0;
+          }
+        }
+        double slowest_flow = 0;
+        MPI_Reduce(&mine, &slowest_flow, 1, MPI_DOUBLE, MPI_MAX, 0, g_comm);
+        if (g_rank == 0) {
+          double answer = 0;  // the slowest answer's latency, an upper bound on the one in slowest_flow
+          for (int h = 0; h < H; ++h)
+            if (bp_to[size_t(h)] >= 0) answer = std::max(answer, pd.small_min[size_t(h) * size_t(H) + size_t(bp_to[size_t(h)])]);
+          if (slowest_flow > answer) best = std::max(best, double(bp_flows) * double(bp_bytes) / (slowest_flow - answer));
+        }
+      }
+      quiet_barrier();
+      bp_aggregate = best;
     }
   }
 
@@ -748,8 +809,7 @@ int main(int argc, char** argv) {
   }
 
   // 6. Shared memory: a host's first two ranks, all hosts at once.
-  // Per host: small one-way fastest, large one-way min, small one-way typical.
-  std::vector<double> shm(size_t(H) * 3, 0.0);
+  std::vector<double> shm(size_t(H) * 2, 0.0);  // small one-way min, large one-way min
   bar.phase("shared", 0.65, 0.7);
   bool any_shm = false;
   for (auto& r : hosts.ranks) any_shm |= r.size() > 1;
@@ -759,17 +819,12 @@ int main(int argc, char** argv) {
     if (mine.size() > 1 && (g_rank == mine[0] || g_rank == mine[1])) {
       const bool init = g_rank == mine[0];
       const int peer = init ? mine[1] : mine[0];
-      std::vector<double> s, st, l;
+      std::vector<double> s, l;
       for (int rep = 0; rep < std::max(1, repeats_done); ++rep) {
-        double fastest = 0;
-        st.push_back(pingpong(peer, init, buf, opt.small, 0, &fastest));
-        s.push_back(fastest);
+        s.push_back(pingpong(peer, init, buf, opt.small, 0));
         l.push_back(pingpong(peer, init, buf, large, 1));
       }
-      if (init) {
-        double* row = &shm[size_t(hosts.mine) * 3];
-        row[0] = summarize(s).min, row[1] = summarize(l).min, row[2] = median(st);
-      }
+      if (init) shm[size_t(hosts.mine) * 2] = summarize(s).min, shm[size_t(hosts.mine) * 2 + 1] = summarize(l).min;
     }
     quiet_barrier();
     shm = reduce_to_root(shm);
@@ -983,7 +1038,7 @@ int main(int argc, char** argv) {
         if (i != j)
           cap(pd.small_min[size_t(i) * size_t(H) + size_t(j)], pd.large_min[size_t(i) * size_t(H) + size_t(j)],
               p.hosts[size_t(i)].Sc.median, p.hosts[size_t(i)].Sm);
-      cap(shm[size_t(j) * 3], shm[size_t(j) * 3 + 1], x.Sc.median, x.Sm);
+      cap(shm[size_t(j) * 2], shm[size_t(j) * 2 + 1], x.Sc.median, x.Sm);
     }
     p.small.resize(HH);
     p.large.resize(HH);
@@ -1018,16 +1073,14 @@ int main(int argc, char** argv) {
                 std::max(subnet_of[size_t(i)], subnet_of[size_t(j)]) != b)
               continue;
             const size_t k = size_t(i) * size_t(H) + size_t(j);
-            // The large message's time less the fastest small one's gives
-            // the bandwidth; the class's latency is the typical trip's.
-            const double l = pd.small_min[k], big = pd.large_min[k], typical = pd.small_med[k];
+            const double l = pd.small_min[k], big = pd.large_min[k];
             const double bwp = big > l ? payload / (big - l) : 0;
-            lat.push_back(typical);
+            lat.push_back(l);
             bw.push_back(bwp);
             for (auto [s, r] : {std::pair<int, int>{i, j}, {j, i}}) {
               const HostProfile& hs = p.hosts[size_t(s)];
               const HostProfile& hr = p.hosts[size_t(r)];
-              xc.push_back(std::max(0.0, typical - hs.Sc.median - hr.Rc.median));
+              xc.push_back(std::max(0.0, l - hs.Sc.median - hr.Rc.median));
               xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - hs.Sm - hr.Rm) : 0.0);
             }
           }
@@ -1053,13 +1106,13 @@ int main(int argc, char** argv) {
     {
       std::vector<double> lat, bw, xc, xm;
       for (int h = 0; h < H; ++h) {
-        const double l = shm[size_t(h) * 3], big = shm[size_t(h) * 3 + 1], typical = shm[size_t(h) * 3 + 2];
+        const double l = shm[size_t(h) * 2], big = shm[size_t(h) * 2 + 1];
         if (l <= 0) continue;
         const double bwp = big > l ? payload / (big - l) : 0;
         const HostProfile& x = p.hosts[size_t(h)];
-        lat.push_back(typical);
+        lat.push_back(l);
         bw.push_back(bwp);
-        xc.push_back(std::max(0.0, typical - x.Sc.median - x.Rc.median));
+        xc.push_back(std::max(0.0, l - x.Sc.median - x.Rc.median));
         xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - x.Sm - x.Rm) : 0.0);
       }
       if (!lat.empty()) {
@@ -1075,6 +1128,31 @@ int main(int argc, char** argv) {
         c.Xm = median(xm);
         p.classes.insert(p.classes.begin(), c);
       }
+    }
+    // The backplane: the aggregate against what the flows would move if
+    // each moved at its class's alone rate (a host both sending and
+    // receiving through a half-duplex interface: half) — measured the same
+    // way, all their bytes over the slowest one's time.
+    if (bp_flows > 0 && bp_aggregate > 0) {
+      double slowest_rate = 0;
+      for (int h = 0; h < H; ++h) {
+        if (bp_to[size_t(h)] < 0) continue;
+        const int s = subnet_of[size_t(h)];
+        const PairClass* c = nullptr;
+        for (const PairClass& x : p.classes)
+          if (x.a == s && x.b == s) c = &x;
+        if (!c) continue;
+        double rate = std::max(c->bandwidth_alone, c->bandwidth);
+        int in_subnet = 0;
+        for (int g = 0; g < H; ++g) in_subnet += subnet_of[size_t(g)] == s;
+        if (in_subnet >= 3 && c->bandwidth_both_ways > 0 && c->bandwidth_both_ways < 0.75 * rate) rate /= 2;
+        if (rate > 0) slowest_rate = slowest_rate > 0 ? std::min(slowest_rate, rate) : rate;
+      }
+      const double expected = double(bp_flows) * slowest_rate;
+      p.backplane.flows = bp_flows;
+      p.backplane.aggregate = bp_aggregate;
+      p.backplane.expected = expected;
+      p.backplane.bandwidth = bp_aggregate < kBackplaneShare * expected ? bp_aggregate : 0;
     }
     const char* tnames[] = {"f64", "f32", "i32", "i64", "f64", "i32", "f64", "u8"};
     for (size_t k = 0; k < nk; ++k)

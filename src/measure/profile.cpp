@@ -196,6 +196,14 @@ std::string profile_to_json(const Profile& p) {
   ring["hosts"] = p.ring;
   ring["crossings"] = p.ring_crossings;
   o["ring"] = ring;
+  if (p.backplane.flows > 0) {
+    ojson bp;
+    bp["flows"] = p.backplane.flows;
+    bp["aggregate"] = p.backplane.aggregate;
+    bp["expected"] = p.backplane.expected;
+    bp["bandwidth"] = p.backplane.bandwidth;
+    o["backplane"] = bp;
+  }
   ojson classes = ojson::array();
   for (const PairClass& c : p.classes) {
     ojson x;
@@ -381,6 +389,13 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
     p.ring.push_back(h);
   }
   p.ring_crossings = int(ring.at("crossings").integer(0, int64_t(n)));
+  if (r.has("backplane")) {  // absent from profiles written before the probe measured it
+    Reader bp = r.at("backplane");
+    p.backplane.flows = int(bp.at("flows").integer(1, int64_t(n)));
+    p.backplane.aggregate = bp.at("aggregate").num(0, kMaxBandwidth);
+    p.backplane.expected = bp.at("expected").num(0, kMaxBandwidth);
+    p.backplane.bandwidth = bp.at("bandwidth").num(0, kMaxBandwidth);
+  }
 
   if (with_pairs) {
     Reader pairs = r.at("pairs");

@@ -27,6 +27,7 @@ constexpr size_t kMaxProfileHosts = 4096;
 constexpr size_t kMaxProfileRanks = size_t(1) << 22;
 constexpr size_t kMaxProfileDepth = 32;
 constexpr uint64_t kMaxProfileFileBytes = uint64_t(64) << 20;
+constexpr double kBackplaneShare = 0.75;
 
 // One figure over repeats.
 struct Measure {
@@ -129,6 +130,19 @@ struct Profile {
   int subnet_count = 1;
   std::vector<int> ring;
   int ring_crossings = 0;
+
+  // Probe phase "backplane": every host at once sending the large message
+  // to the next host of its subnet on the ring — flows that share no
+  // interface and no uplink. aggregate: their bytes over the slowest flow's
+  // time; expected: the same had each moved at its class's alone rate
+  // (flows × the slowest of those rates). bandwidth: the
+  // aggregate where it fell below kBackplaneShare of expected (a capacity
+  // all traffic between hosts shares: a switch fabric's; on an emulated
+  // cluster, the one machine's CPUs), else 0. flows 0: not measured.
+  struct Backplane {
+    int flows = 0;
+    double aggregate = 0, expected = 0, bandwidth = 0;  // B/s
+  } backplane;
 
   std::vector<PairClass> classes;
   std::vector<ReduceRate> reductions;

@@ -193,17 +193,19 @@ struct SharedClock {
 // it), call(v) runs it. The slot: thrice the call timed alone after a
 // barrier in the first round (which the barrier's exit skew only
 // lengthens). Per variant, each round's median (rank 0; NAN where no call
-// kept to its slot). hetcoll-bench and hetcoll-tune, one procedure.
+// kept to its slot). hetcoll-bench and hetcoll-tune, one procedure. Rounds
+// first … first+repeats-1: a caller adding rounds to earlier ones keeps the
+// rotation going.
 template <class Ready, class Call>
 std::vector<std::vector<double>> time_variants(size_t n, int repeats, int calls, const Clock& c, Ready ready,
-                                               Call call, MPI_Comm comm = MPI_COMM_WORLD) {
+                                               Call call, MPI_Comm comm = MPI_COMM_WORLD, int first = 0) {
   std::vector<std::vector<double>> out(n);
   std::vector<double> guess(n, 0);
-  for (int rep = 0; rep < repeats; ++rep)
+  for (int rep = first; rep < first + repeats; ++rep)
     for (size_t j = 0; j < n; ++j) {
       const size_t v = (j + size_t(rep)) % n;
       if (!ready(v)) continue;
-      if (rep == 0) {
+      if (rep == first) {
         guess[v] = fig2::timed_alone([&] { call(v); }, 3, comm);
         PMPI_Bcast(&guess[v], 1, MPI_DOUBLE, 0, comm);
       }

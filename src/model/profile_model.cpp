@@ -119,6 +119,11 @@ void ProfileModel::build_topology(const Profile& p) {
       t->links.push_back({cat("uplink(subnet ", a, ")"), up[size_t(a)]});
     }
   }
+  // The backplane the probe found: one link all traffic between hosts shares.
+  if (p.backplane.bandwidth > 0 && H > 1) {
+    t->backplane = int(t->links.size());
+    t->links.push_back({"backplane", p.backplane.bandwidth});
+  }
   // The probe's ring (profile hosts in ring order), where it covers every host once.
   if (p.ring.size() == size_t(H)) {
     std::vector<int> pos(size_t(H), -1);

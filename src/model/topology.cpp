@@ -6,7 +6,7 @@
 
 namespace hetcoll {
 
-int Topology::route(int a, int b, int out[4]) const {
+int Topology::route(int a, int b, int out[kMaxRoute]) const {
   const int ha = host_of(a), hb = host_of(b);
   if (ha == hb) return 0;
   int n = 0;
@@ -14,6 +14,7 @@ int Topology::route(int a, int b, int out[4]) const {
     if (l >= 0) out[n++] = l;
   };
   add(nic_up[size_t(ha)]);
+  add(backplane);
   const int sa = subnet_of_host[size_t(ha)], sb = subnet_of_host[size_t(hb)];
   if (sa != sb) {
     add(uplink_out[size_t(sa)]);
@@ -58,6 +59,7 @@ void Topology::check() const {
   for (int s = 0; s < S; ++s)
     if (!link_ok(uplink_out[size_t(s)]) || !link_ok(uplink_in[size_t(s)]))
       throw InputError(cat("topology: subnet ", s, " names a link that does not exist"));
+  if (!link_ok(backplane)) throw InputError("topology: the backplane names a link that does not exist");
   for (const NetLink& l : links)
     if (!(l.bandwidth > 0) || !std::isfinite(l.bandwidth))
       throw InputError(cat("topology: link ", l.name, " has bandwidth ", l.bandwidth, " (must be positive)"));

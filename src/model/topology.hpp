@@ -11,6 +11,10 @@
 //   other subnet    nic_up(host a), uplink_out(subnet a), uplink_in(subnet b),
 //                   nic_down(host b)
 //
+// and, between two hosts, the backplane when there is one: a capacity all
+// traffic between hosts shares (a switch fabric's; on an emulated cluster,
+// the one machine's CPUs that move every packet).
+//
 // (a link id of -1 is a link that never limits). A link of one subnet may
 // carry both directions (uplink_out == uplink_in: a half-duplex or shared
 // uplink, SimGrid's SHARED) or one each (full duplex). The simulator shares
@@ -38,6 +42,7 @@ class Topology {
   std::vector<int> subnet_of_host;
   std::vector<int> nic_up, nic_down;         // per host
   std::vector<int> uplink_out, uplink_in;    // per subnet
+  int backplane = -1;                         // every message between hosts
   std::vector<NetLink> links;
   std::vector<std::string> host_names, subnet_names;  // for explanations (may be empty)
   // Per host: its place on the probe's ring (ECO §6: subnets visited in
@@ -52,8 +57,9 @@ class Topology {
   int subnet_of(int rank) const { return subnet_of_host[size_t(host_of(rank))]; }
 
   // The links a message from rank a to rank b crosses, in order, into out
-  // (at most 4); returns how many.
-  int route(int a, int b, int out[4]) const;
+  // (at most kMaxRoute); returns how many.
+  static constexpr int kMaxRoute = 5;
+  int route(int a, int b, int out[kMaxRoute]) const;
 
   // The same machine seen by a group whose rank i is this topology's rank
   // map[i] (hosts, subnets and links unchanged).

@@ -31,7 +31,7 @@ struct Flow {
   double last = 0;         // when remaining was last brought up to date
   double finish = 0;       // the time of its pending kFlowEnd event
   double latency = 0;      // from the last byte out to the message at the receiver
-  int links[4] = {0, 0, 0, 0};
+  int links[Topology::kMaxRoute] = {};
   int nlinks = 0;
   uint32_t mark = 0;       // component search
   bool active = false;

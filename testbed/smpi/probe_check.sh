@@ -4,24 +4,28 @@
 # one-way latency and bandwidth within 5 %, the subnet partition exactly,
 # the profile valid against docs/profile.schema.json.
 #
-#   testbed/smpi/probe_check.sh PROBE PLATFORM NP [--both] [--partition eco] [--max-seconds S] [-- PROBE-ARGS]
+#   testbed/smpi/probe_check.sh PROBE PLATFORM NP [--both] [--partition eco] [--max-seconds S] [--backplane B] [-- PROBE-ARGS]
 #
 # PROBE is build/smpi/hetcoll-probe. The concurrent profile's bandwidth is
 # checked class by class on the pairs measured alone (in its rounds, pairs
 # share uplinks); --both also probes one pair at a time (ECO's sequential
 # mode), checks every pair's bandwidth there and that both profiles agree.
 # --max-seconds: the probe's own (simulated) time must stay below S.
+# --backplane B: the platform's shared backbone in B/s, which the probe's
+# backplane must find within 10 %; without it the platform has none, and
+# the probe must find none.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 probe="$1" platform="$2" np="$3"
 shift 3
-both=0 partition=zones max_seconds=""
+both=0 partition=zones max_seconds="" backplane=0
 while (($#)); do
   case "$1" in
     --both) both=1; shift ;;
     --partition) partition="$2"; shift 2 ;;
     --max-seconds) max_seconds="$2"; shift 2 ;;
+    --backplane) backplane="$2"; shift 2 ;;
     --) shift; break ;;
     *) echo "probe_check: unknown option $1" >&2; exit 2 ;;
   esac
@@ -53,6 +57,16 @@ schema = json.load(open(sys.argv[1]))
 for f in sys.argv[2:]:
     jsonschema.validate(json.load(open(f)), schema)
 print("schema: %d profile(s) valid" % (len(sys.argv) - 2))
+PY
+# The backplane: the platform's (within 10 %), or none.
+"$py" - "$work/concurrent.json" "$backplane" <<'PY'
+import json, sys
+bp = json.load(open(sys.argv[1])).get("backplane") or {"flows": 0, "aggregate": 0, "expected": 0, "bandwidth": 0}
+want = float(sys.argv[2])
+print("backplane: %d flows moved %.4g B/s together, %.4g B/s alone: found %.4g B/s (the platform: %s)"
+      % (bp["flows"], bp["aggregate"], bp["expected"], bp["bandwidth"], "%.4g B/s" % want if want else "none"))
+ok = abs(bp["bandwidth"] - want) <= 0.1 * want if want else bp["bandwidth"] == 0
+sys.exit(0 if ok else 1)
 PY
 if [[ -n "$max_seconds" ]]; then
   "$py" - "$work/concurrent.json" "$max_seconds" <<'PY'

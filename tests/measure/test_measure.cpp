@@ -515,3 +515,64 @@ TEST(Profile, OptionalFieldsOfOlderProfilesAndTheirBounds) {
   no_timing.erase(no_timing.find("\"timing\""), no_timing.find(',', no_timing.find("\"timing\"")) + 1 - no_timing.find("\"timing\""));
   EXPECT_EQ(parse_profile(no_timing).tuned[0].entries[0].timing, "Fig. 2");
 }
+
+TEST(ProfileModel, TheProbesBackplaneIsALinkAllTrafficBetweenHostsShares) {
+  // Without one (profiles before the probe measured it, or an aggregate
+  // near the flows' own rates): no such link.
+  {
+    Profile p = sample_profile();
+    p.backplane = {2, 2.4e8, 2.5e8, 0};
+    const Profile q = parse_profile(profile_to_json(p));
+    EXPECT_EQ(q.backplane.flows, 2);
+    EXPECT_EQ(q.backplane.bandwidth, 0);
+    EXPECT_EQ(ProfileModel(q, "profile:test").topology()->backplane, -1);
+    EXPECT_EQ(parse_profile(profile_to_json(sample_profile())).backplane.flows, 0);
+  }
+  // Found at 100 MB/s: the link, on every route between two hosts and on
+  // none inside a host.
+  Profile p = sample_profile();
+  p.backplane = {2, 1e8, 2.5e8, 1e8};
+  const Profile q = parse_profile(profile_to_json(p));
+  EXPECT_DOUBLE_EQ(q.backplane.bandwidth, 1e8);
+  ProfileModel m(q, "profile:test");
+  const Topology& t = *m.topology();
+  ASSERT_GE(t.backplane, 0);
+  EXPECT_DOUBLE_EQ(t.links[size_t(t.backplane)].bandwidth, 1e8);
+  int links[Topology::kMaxRoute];
+  for (int a = 0; a < t.ranks(); ++a)
+    for (int b = 0; b < t.ranks(); ++b) {
+      const int k = t.route(a, b, links);
+      const bool crosses = std::find(links, links + k, t.backplane) != links + k;
+      EXPECT_EQ(crosses, t.host_of(a) != t.host_of(b)) << a << "->" << b;
+    }
+  // Two messages inside different subnets at once — ranks 1 → 2 (hosts 0
+  // and 1, subnet 0) and 3 → 4 (hosts 2 and 3, subnet 1): no interface is
+  // shared, yet together they move at 50 MB/s each through the 100 MB/s
+  // backplane (alone: the backplane, below the interfaces' 125 MB/s).
+  const uint64_t mb = 1 << 20;
+  auto pair_of_flows = [&](bool both) {
+    Builder b(Collective::make(CollOp::alltoall, 5, mb), "two flows");
+    b.send(1, 2, {Buf::in, 2 * mb, mb});
+    b.recv(2, 1, {Buf::out, 1 * mb, mb});
+    if (both) {
+      b.send(3, 4, {Buf::in, 4 * mb, mb});
+      b.recv(4, 3, {Buf::out, 3 * mb, mb});
+    }
+    return simulate(b.finish(), m).makespan;
+  };
+  const double one = pair_of_flows(false), two = pair_of_flows(true);
+  EXPECT_NEAR(one, double(mb) / 1e8, 0.15 * double(mb) / 1e8);  // the backplane is the slowest link
+  EXPECT_NEAR(two, 2 * double(mb) / 1e8, 0.15 * 2 * double(mb) / 1e8);
+  ProfileModel without(parse_profile(profile_to_json(sample_profile())), "profile:test");
+  Builder b(Collective::make(CollOp::alltoall, 5, mb), "two flows");
+  b.send(1, 2, {Buf::in, 2 * mb, mb});
+  b.recv(2, 1, {Buf::out, 1 * mb, mb});
+  b.send(3, 4, {Buf::in, 4 * mb, mb});
+  b.recv(4, 3, {Buf::out, 3 * mb, mb});
+  EXPECT_LT(simulate(b.finish(), without).makespan, 0.6 * two);
+  // Bounds: a negative or non-numeric figure, a flow count above the hosts.
+  p.backplane = {2, 1e8, 2.5e8, 1e8};
+  expect_refused(edited("\"bandwidth\": 100000000.0", "\"bandwidth\": -1.0", p), "outside");
+  expect_refused(edited("\"aggregate\": 100000000.0", "\"aggregate\": \"fast\"", p), "not a number");
+  expect_refused(edited("\"flows\": 2", "\"flows\": 99", p), "outside");
+}

@@ -244,3 +244,40 @@ def test_bench_repeats_a_row_until_its_medians_are_known(tmp_path):
             assert (t[1] - t[0]) / 2 <= 0.05 * t[0]
     proc = _mpi("hetcoll-bench", 2, "-o", str(out), "--max-repeats", "0")
     assert proc.returncode != 0 and "--max-repeats" in proc.stderr
+
+
+def test_a_backplane_is_shown_checked_and_priced(tmp_path, run_cli):
+    """The probe's backplane (a capacity all traffic between hosts shares):
+    the schema and the reader agree on it, `profile show` says what was
+    measured and the network it builds, and the plan is priced through it."""
+    doc = json.loads((Path(__file__).parent / "data" / "smpi_two_subnets.json").read_text())
+    assert "backplane" not in doc  # written before the probe measured it: none
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(doc))
+    found = tmp_path / "backplane.json"
+    found.write_text(json.dumps({**doc, "backplane": {"flows": 3, "aggregate": 2e6, "expected": 3e8, "bandwidth": 2e6}}))
+    code, out, err = run_cli("profile", "show", str(found))
+    assert code == 0, err
+    assert "3 flows between hosts at once moved 2 MB/s together, 300 MB/s alone: a backplane of 2 MB/s" in out
+    assert "backplane: 2 MB/s shared by all traffic between hosts" in out
+    code, out, err = run_cli("profile", "show", str(plain))
+    assert code == 0 and "backplane" not in out
+    times = []
+    for path in (plain, found):
+        code, out, err = run_cli("plan", "allgather", "-n", "4", "-b", "1M", "-m", f"profile:{path}", "--json")
+        assert code == 0, err
+        times.append(json.loads(out)["predicted_time"])
+    assert times[1] > 2 * times[0], times  # 2 MB/s between any two hosts
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.validate(json.loads(found.read_text()), schema)
+    for bad in ({"flows": 0, "aggregate": 1.0, "expected": 1.0, "bandwidth": 0},
+                {"flows": 3, "aggregate": -1.0, "expected": 1.0, "bandwidth": 0},
+                {"flows": 3, "aggregate": 1.0, "expected": 1.0}):
+        broken = {**doc, "backplane": bad}
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(broken, schema)
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(broken))
+        code, out, err = run_cli("profile", "show", str(path))
+        assert code == 2 and "backplane" in err and "Traceback" not in err, err
