@@ -97,8 +97,9 @@ void watch(double timeout) {
       const double waited = std::chrono::duration<double>(now - s->seen_since).count();
       say(cat(what, native ? " (handed to the native MPI)" : "", " on ", where, " has waited ", int(waited + 0.5),
               " s", native ? "" : ": " + waits,
-              ". A collective stops like this when its ranks pass different counts, roots or operations, or when a "
-              "rank has not made the call (HETCOLL_HANG_TIMEOUT=",
+              ". Either it is stuck — its ranks passed different counts, roots or operations, or a rank has not "
+              "made the call — or it is slow: a large call over a slow network, or a forced setting of very many "
+              "pieces, still moving (HETCOLL_HANG_TIMEOUT=",
               timeout, " s sets when this is reported)"));
     }
   }

@@ -13,12 +13,13 @@
 //                pairs of a round at once. Sequential mode (ECO's): one pair at
 //                a time, a token passed from pair to pair.
 //  3. subnets    ECO §4.1 Fig. 2 on the small-message minima (rank 0), ring.
-// Ranks with nothing to measure wait in quiet_barrier (sleeping), not
-// spinning in MPI, so that the pairs being measured keep the cores.
 //  4. alone      concurrent mode: one pair of each class measured alone: how
 //                much concurrent traffic slowed the class (a shared uplink);
 //                and the same pair sending both ways at once: whether its
 //                path is full duplex (profile: bandwidth_both_ways).
+//  4b. backplane concurrent mode: every host at once to the next host of its
+//                subnet on the ring: whether flows that share no interface
+//                and no uplink still share a capacity (profile: backplane).
 //  5. overheads  Banikazemi §2: per host S_c (consecutive small sends), S_m
 //                (consecutive large sends), R_c and R_m (receives of
 //                messages already arrived), against the nearest host.
@@ -27,6 +28,8 @@
 //  8. lambda     Bruck §2.2, both experiments, 8 B … 4 MiB, blocking and
 //                non-blocking sends, k = 1 … K: λ(m) and t0(m).
 // A budget (--budget) cuts repeats, sizes and the optional phases (4-8).
+// Ranks with nothing to measure wait in quiet_barrier (sleeping), not
+// spinning in MPI, so that the pairs being measured keep the cores.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -1138,9 +1141,7 @@ int main(int argc, char** argv) {
       for (int h = 0; h < H; ++h) {
         if (bp_to[size_t(h)] < 0) continue;
         const int s = subnet_of[size_t(h)];
-        const PairClass* c = nullptr;
-        for (const PairClass& x : p.classes)
-          if (x.a == s && x.b == s) c = &x;
+        const PairClass* c = p.between(s, s);
         if (!c) continue;
         double rate = std::max(c->bandwidth_alone, c->bandwidth);
         int in_subnet = 0;
