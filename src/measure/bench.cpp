@@ -298,13 +298,19 @@ int main(int argc, char** argv) {
       // while some variant's median is not yet known to within
       // kKnownMedian: two variants' medians that differ by less than the
       // noise would otherwise be ranked by it (rank 0 decides).
+      // Rank 0's rule for one more round of a row's times (Fig. 2's, or
+      // the synchronized start's): within --max-repeats and kRowSeconds
+      // since `since`, while some variant's median is not yet known.
+      auto unknown = [&](int done, double since, std::vector<double> Row::*times) {
+        if (done >= opt.max_repeats || MPI_Wtime() - since >= kRowSeconds) return false;
+        for (const Row& r : vr)
+          if (r.note.empty() && !fig2::median_known(r.*times, kKnownMedian)) return true;
+        return false;
+      };
       const double row_start = MPI_Wtime();
       auto more = [&](int done) {
         if (done < opt.repeats) return true;
-        int go = 0;
-        if (g_rank == 0 && done < opt.max_repeats && MPI_Wtime() - row_start < kRowSeconds)
-          for (const Row& r : vr)
-            if (r.note.empty() && !fig2::median_known(r.times, kKnownMedian)) go = 1;
+        int go = g_rank == 0 && unknown(done, row_start, &Row::times);
         PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
         return go != 0;
       };
@@ -347,9 +353,7 @@ int main(int argc, char** argv) {
             for (size_t v = 0; v < vr.size(); ++v)
               for (double x : medians[v])
                 if (std::isfinite(x)) vr[v].sync.push_back(x);
-            if (done < opt.max_repeats && MPI_Wtime() - sync_start_at < kRowSeconds)
-              for (const Row& r : vr)
-                if (r.note.empty() && !fig2::median_known(r.sync, kKnownMedian)) go = 1;
+            go = unknown(done, sync_start_at, &Row::sync);
           }
           PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
         }
