@@ -112,13 +112,15 @@ def show_lines(p: dict) -> list[str]:
                    f"{h['gamma'] * 1e9:>7.3f}ns")
     out += ["", "pair classes (one-way small-message latency, large-message bandwidth; Hockney alpha, beta):",
             f"  {'class':<16} {'pairs':>6} {'latency':>9} {'bandwidth':>11} {'alone':>11} {'slowdown':>8} "
-            f"{'both ways':>11} {'X_c':>9} {'X_m':>9}"]
+            f"{'both ways':>11} {'one pair':>11} {'X_c':>9} {'X_m':>9}"]
     for c in p["classes"]:
-        # 'both ways': the pair alone sending to each other at once, each way
-        # (older profiles lack it: not measured).
+        # 'both ways': two other pairs in opposite directions at once, each
+        # way; 'one pair': one pair to each other at once, receives posted
+        # first (older profiles lack them: not measured).
+        same = c.get("bandwidth_same_pair", 0)
         out.append(f"  {c['name']:<16} {c['pairs']:>6} {format_time(c['latency']):>9} {_bw(c['bandwidth']):>11} "
                    f"{_bw(c['bandwidth_alone']):>11} {c['slowdown']:>7.2f}x {_bw(c.get('bandwidth_both_ways', 0)):>11} "
-                   f"{format_time(c['Xc']):>9} {c['Xm'] * 1e9:>6.3f}ns")
+                   f"{_bw(same):>11} {format_time(c['Xc']):>9} {c['Xm'] * 1e9:>6.3f}ns")
     bp = p.get("backplane")
     if bp:
         found = (f"a backplane of {_bw(bp['bandwidth'])} on every route between hosts" if bp["bandwidth"] > 0
@@ -155,6 +157,13 @@ def topology_lines(t: dict | None) -> list[str]:
         out.append(line)
     if t.get("backplane", -1) >= 0:
         out.append(f"  backplane: {t['links'][t['backplane']]['bandwidth'] / 1e6:.4g} MB/s shared by all traffic between hosts")
+    conn, S = t.get("connection", []), len(t["uplink_out"])
+    for a in range(S if conn else 0):
+        for b in range(a, S):
+            if conn[a * S + b] > 0:
+                where = f"inside subnet {a}" if a == b else f"between subnets {a} and {b}"
+                out.append(f"  connection of two ranks {where}: {conn[a * S + b] / 1e6:.4g} MB/s for both directions "
+                           "together (one pair took turns sending both ways)")
     return out
 
 

@@ -163,6 +163,7 @@ NB_MODULE(_core, m) {
           d["uplink_out"] = t->uplink_out;
           d["uplink_in"] = t->uplink_in;
           d["backplane"] = t->backplane;
+          d["connection"] = t->connection;
           std::vector<nb::dict> links;
           for (const NetLink& l : t->links) {
             nb::dict x;

@@ -16,7 +16,10 @@
 //  4. alone      concurrent mode: one pair of each class measured alone: how
 //                much concurrent traffic slowed the class (a shared uplink);
 //                and the same pair sending both ways at once: whether its
-//                path is full duplex (profile: bandwidth_both_ways).
+//                path is full duplex (profile: bandwidth_both_ways); and
+//                the pair itself both ways at once, receives posted first:
+//                whether its two directions take turns on one connection
+//                (profile: bandwidth_same_pair).
 //  4b. backplane concurrent mode: every host at once to the next host of its
 //                subnet on the ring: whether flows that share no interface
 //                and no uplink still share a capacity (profile: backplane).
@@ -429,6 +432,47 @@ double both_ways(const Hosts& h, int a, int b, const std::vector<int>& subnet_of
   return 0;
 }
 
+// One pair both ways at once: a and b (their hosts' first ranks) each post
+// the receive of the other's large message, then a starts b with a small
+// message and both send — receives before sends, the order in which
+// hetcoll's executor posts a schedule's messages. Each answers the other
+// with a small message once its receive is in. a's time (0 elsewhere):
+// about one one-way large time and a small latency where the pair's two
+// directions move at once; about two where they take turns (MPI over TCP:
+// one connection per pair of ranks; Open MPI's go-ahead for one direction's
+// rendezvous waits behind the other direction's bytes). Every rank calls
+// it (a barrier first).
+double same_pair(const Hosts& h, int a, int b, std::vector<char>& out, std::vector<char>& in, uint64_t large,
+                 uint64_t small) {
+  const int ra = h.ranks[size_t(a)][0], rb = h.ranks[size_t(b)][0];
+  quiet_barrier();
+  const int me = g_rank;
+  if (me != ra && me != rb) return 0;
+  const int peer = me == ra ? rb : ra;
+  pingpong(peer, me == ra, out, small, 1);  // both ends in place
+  std::vector<char> note(size_t(std::max<uint64_t>(small, 1)));  // the go and the answer
+  MPI_Request rq[2];
+  MPI_Irecv(in.data(), count_of(large), MPI_BYTE, peer, kData, g_comm, &rq[0]);
+  double t0 = 0;
+  if (me == ra) {
+    t0 = MPI_Wtime();
+    MPI_Send(note.data(), 1, MPI_BYTE, rb, kToken, g_comm);
+  } else {
+    MPI_Recv(note.data(), 1, MPI_BYTE, ra, kToken, g_comm, MPI_STATUS_IGNORE);
+  }
+  MPI_Isend(out.data(), count_of(large), MPI_BYTE, peer, kData, g_comm, &rq[1]);
+  MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+  if (me == rb) {
+    MPI_Send(note.data(), count_of(small), MPI_BYTE, ra, kDone, g_comm);
+    MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
+    return 0;
+  }
+  MPI_Recv(note.data(), count_of(small), MPI_BYTE, rb, kDone, g_comm, MPI_STATUS_IGNORE);
+  const double t = MPI_Wtime() - t0;
+  MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
+  return t;
+}
+
 struct PairData {
   // n×n; filled at the initiator's row, then reduced to rank 0.
   std::vector<double> small_min, small_med, large_min, large_med;
@@ -566,7 +610,7 @@ int main(int argc, char** argv) {
   };
 
   // 4. Alone: one pair per class, by itself (concurrent mode).
-  std::vector<double> alone(size_t(S) * size_t(S), 0.0), alone_both(alone.size(), 0.0);
+  std::vector<double> alone(size_t(S) * size_t(S), 0.0), alone_both(alone.size(), 0.0), alone_same(alone.size(), 0.0);
   if (!opt.sequential && H > 1) {
     bar.phase("alone", 0.44, 0.5);
     std::vector<std::pair<int, int>> reps;
@@ -574,8 +618,8 @@ int main(int argc, char** argv) {
     for (auto [a, b] : order)
       if (!seen[size_t(class_of(a, b))]) seen[size_t(class_of(a, b))] = true, reps.emplace_back(a, b);
     // A repeat when the last one's cost still fits in 3/4 of the budget.
-    std::vector<double> mine(alone.size(), 0.0), mine_both(alone.size(), 0.0);
-    std::vector<std::vector<double>> ts(alone.size()), tb(alone.size());
+    std::vector<double> mine(alone.size(), 0.0), mine_both(alone.size(), 0.0), mine_same(alone.size(), 0.0);
+    std::vector<std::vector<double>> ts(alone.size()), tb(alone.size()), tp(alone.size());
     double last = 0;
     for (int rep = 0; rep < std::min(repeats_done, 3); ++rep) {
       if (!affords(last, 0.75)) {
@@ -591,6 +635,8 @@ int main(int argc, char** argv) {
       for (auto [a, b] : reps) {
         const double tw = both_ways(hosts, a, b, subnet_of, buf, buf2, large, opt.small);
         if (tw > 0) tb[size_t(class_of(a, b))].push_back(tw);
+        const double tt = same_pair(hosts, a, b, buf, buf2, large, opt.small);
+        if (tt > 0) tp[size_t(class_of(a, b))].push_back(tt);
       }
       last = elapsed() - t0;
     }
@@ -598,9 +644,13 @@ int main(int argc, char** argv) {
       for (size_t c = 0; c < ts.size(); ++c) {
         if (!ts[c].empty()) mine[c] = summarize(ts[c]).min;
         if (!tb[c].empty()) mine_both[c] = summarize(tb[c]).min;
+        // The typical repeat, not the best: a pair that took turns in most
+        // repeats takes turns in a schedule.
+        if (!tp[c].empty()) mine_same[c] = summarize(tp[c]).median;
       }
       alone = reduce_to_root(mine);
       alone_both = reduce_to_root(mine_both);
+      alone_same = reduce_to_root(mine_same);
     }
   }
 
@@ -1100,6 +1150,9 @@ int main(int argc, char** argv) {
         // both ways: a large one-way time and a small answer's latency.
         const double bt = alone_both[size_t(a) * size_t(S) + size_t(b)] - c.latency;
         c.bandwidth_both_ways = opt.sequential || !(bt > c.latency) ? 0 : payload / (bt - c.latency);
+        // one pair both ways: the same, receives posted first.
+        const double st = alone_same[size_t(a) * size_t(S) + size_t(b)] - c.latency;
+        c.bandwidth_same_pair = opt.sequential || !(st > c.latency) ? 0 : payload / (st - c.latency);
         c.beta = 1.0 / c.bandwidth;
         c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
         c.Xc = median(xc);

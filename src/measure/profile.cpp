@@ -216,6 +216,7 @@ std::string profile_to_json(const Profile& p) {
     x["bandwidth_alone"] = c.bandwidth_alone;
     x["slowdown"] = c.slowdown;
     x["bandwidth_both_ways"] = c.bandwidth_both_ways;
+    x["bandwidth_same_pair"] = c.bandwidth_same_pair;
     x["alpha"] = c.alpha;
     x["beta"] = c.beta;
     x["Xc"] = c.Xc;
@@ -436,6 +437,7 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
     x.slowdown = c.at("slowdown").num(0, 1e9);
     // Absent in profiles written before the probe measured it: not measured.
     if (c.has("bandwidth_both_ways")) x.bandwidth_both_ways = c.at("bandwidth_both_ways").num(0, kMaxBandwidth);
+    if (c.has("bandwidth_same_pair")) x.bandwidth_same_pair = c.at("bandwidth_same_pair").num(0, kMaxBandwidth);
     x.alpha = c.at("alpha").num(0, kMaxSeconds);
     x.beta = c.at("beta").num(0, kMaxPerByte);
     x.Xc = c.at("Xc").num(0, kMaxSeconds);

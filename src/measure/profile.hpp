@@ -59,6 +59,13 @@ struct PairClass {
   // both_ways; 0: not measured). Near bandwidth_alone: the links are full
   // duplex; near half of it: both directions share them.
   double bandwidth_both_ways = 0;
+  // B/s each way: one pair of the class sending large messages to each
+  // other at once, each receive posted before its send as hetcoll's
+  // executor posts them (probe.cpp same_pair; 0: not measured). Well
+  // below bandwidth_alone: the pair's two directions take turns — MPI over
+  // TCP has one connection per pair of ranks, and Open MPI's go-ahead for
+  // one direction's rendezvous waits behind the other direction's bytes.
+  double bandwidth_same_pair = 0;
   double alpha = 0, beta = 0;  // Hockney: one-way α + β·m
   double Xc = 0, Xm = 0;       // Banikazemi eq. 3: latency - S_c - R_c, 1/bandwidth - S_m - R_m (>= 0)
 };

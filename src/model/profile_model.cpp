@@ -12,6 +12,10 @@ bool full_duplex(const PairClass& c) {
   return c.bandwidth_both_ways > 0 && c.bandwidth_both_ways >= 0.75 * one_way_rate(c);
 }
 
+bool takes_turns(const PairClass& c) {
+  return c.bandwidth_same_pair > 0 && c.bandwidth_same_pair < 0.75 * one_way_rate(c);
+}
+
 ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move(spec)) {
   subnets_ = p.subnet_count;
   receives_use_cpu_ = p.receives_use_cpu;
@@ -123,6 +127,22 @@ void ProfileModel::build_topology(const Profile& p) {
   if (p.backplane.bandwidth > 0 && H > 1) {
     t->backplane = int(t->links.size());
     t->links.push_back({"backplane", p.backplane.bandwidth});
+  }
+  // Classes whose pair took turns: a connection of two of their ranks
+  // carries both directions at one direction's rate — the fastest a
+  // message of the class moves alone (message(): the wire time leaves out
+  // the receiver's copy), so that a message alone is never slowed by it.
+  for (const PairClass& c : p.classes) {
+    if (c.a < 0 || !takes_turns(c)) continue;
+    const Link& l = link(c.a, c.b);
+    double Rm = 0;
+    for (const Host& h : hosts_)
+      if (h.subnet == c.a || h.subnet == c.b) Rm = std::max(Rm, h.Rm);
+    const double per_byte = l.per_byte - Rm;
+    if (!(per_byte > 0)) continue;
+    if (t->connection.empty()) t->connection.assign(size_t(S) * size_t(S), 0.0);
+    t->connection[size_t(c.a) * size_t(S) + size_t(c.b)] = t->connection[size_t(c.b) * size_t(S) + size_t(c.a)] =
+        1 / per_byte;
   }
   // The probe's ring (profile hosts in ring order), where it covers every host once.
   if (p.ring.size() == size_t(H)) {

@@ -34,6 +34,12 @@
 //                         at least 3/4 of it each way (full duplex, see
 //                         full_duplex), else one link for both directions.
 //
+//   connection of a      where one pair of a class, sending both ways at
+//   pair of ranks        once, took turns (takes_turns): both directions
+//                        of a pair of ranks of the class share one link at
+//                        the pair's one-way rate (made by the simulator as
+//                        pairs use it; rendezvous messages only)
+//
 // A subnet's uplink is only bounded from below this way: a pair (a, b)
 // limited by b's uplink says nothing more about a's.
 #pragma once
@@ -53,6 +59,11 @@ double one_way_rate(const PairClass& c);
 // one (the probe's bandwidth_both_ways ≥ 3/4 of one_way_rate). Not
 // measured (profiles before the probe did, sequential mode): false.
 bool full_duplex(const PairClass& c);
+// One pair of the class, sending both ways at once with its receives posted
+// first (as the executor posts them), got less than 3/4 of one_way_rate
+// each way: its two directions take turns on the pair's one connection.
+// Not measured: false.
+bool takes_turns(const PairClass& c);
 
 class ProfileModel : public MachineModel {
  public:

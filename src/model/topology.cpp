@@ -24,6 +24,11 @@ int Topology::route(int a, int b, int out[kMaxRoute]) const {
   return n;
 }
 
+double Topology::connection_between(int a, int b) const {
+  if (connection.empty() || host_of(a) == host_of(b)) return 0;
+  return connection[size_t(subnet_of(a)) * size_t(subnets()) + size_t(subnet_of(b))];
+}
+
 std::shared_ptr<const Topology> Topology::mapped(const std::vector<int>& map) const {
   auto t = std::make_shared<Topology>(*this);
   t->host_of_rank.resize(map.size());
@@ -60,6 +65,17 @@ void Topology::check() const {
     if (!link_ok(uplink_out[size_t(s)]) || !link_ok(uplink_in[size_t(s)]))
       throw InputError(cat("topology: subnet ", s, " names a link that does not exist"));
   if (!link_ok(backplane)) throw InputError("topology: the backplane names a link that does not exist");
+  if (!connection.empty()) {
+    if (connection.size() != size_t(S) * size_t(S))
+      throw InputError("topology: one connection rate per pair of subnets is needed");
+    for (int a = 0; a < S; ++a)
+      for (int b = 0; b < S; ++b) {
+        const double x = connection[size_t(a) * size_t(S) + size_t(b)];
+        if (!(x >= 0) || !std::isfinite(x) || x != connection[size_t(b) * size_t(S) + size_t(a)])
+          throw InputError(cat("topology: the connection rate between subnets ", a, " and ", b, " is ", x,
+                               " (must be finite, not negative, the same both ways)"));
+      }
+  }
   for (const NetLink& l : links)
     if (!(l.bandwidth > 0) || !std::isfinite(l.bandwidth))
       throw InputError(cat("topology: link ", l.name, " has bandwidth ", l.bandwidth, " (must be positive)"));

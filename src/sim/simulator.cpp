@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "schedule/validator.hpp"
 #include "sim/radix_heap.hpp"
@@ -31,7 +32,7 @@ struct Flow {
   double last = 0;         // when remaining was last brought up to date
   double finish = 0;       // the time of its pending kFlowEnd event
   double latency = 0;      // from the last byte out to the message at the receiver
-  int links[Topology::kMaxRoute] = {};
+  int links[Topology::kMaxRoute + 1] = {};  // the route, then its pair's connection
   int nlinks = 0;
   uint32_t mark = 0;       // component search
   bool active = false;
@@ -97,8 +98,10 @@ class Sim {
       }
       flow_of_.assign(N_, -1);
       inject_free_.assign(p_, 0.0);
-      link_flows_.assign(topo_->links.size(), {});
-      link_mark_.assign(topo_->links.size(), 0);
+      link_bw_.clear();
+      for (const NetLink& l : topo_->links) link_bw_.push_back(l.bandwidth);
+      link_flows_.assign(link_bw_.size(), {});
+      link_mark_.assign(link_bw_.size(), 0);
     }
     for (uint64_t g = 0; g < N_; ++g)
       if (remaining_[g] == 0) pending_.push_back(g);
@@ -237,6 +240,12 @@ class Sim {
     }
     f.parked = false;
     f.nlinks = topo_->route(phys(rank_of_[g]), phys(uint32_t(o.peer)), f.links);
+    // A rendezvous also crosses its pair's connection where the pair's two
+    // directions take turns (topology.hpp: connection).
+    if (!f.eager) {
+      const double c = topo_->connection_between(phys(rank_of_[g]), phys(uint32_t(o.peer)));
+      if (c > 0) f.links[f.nlinks++] = int(connection_link(rank_of_[g], uint32_t(o.peer), c));
+    }
     f.last = t;
     if (f.nlinks == 0) {  // nothing shared: the message's own rate
       f.rate = f.cap;
@@ -247,6 +256,20 @@ class Sim {
     f.active = true;
     for (int k = 0; k < f.nlinks; ++k) link_flows_[size_t(f.links[k])].push_back(uint32_t(flow_of_[g]));
     dirty_flows_.push_back(uint32_t(flow_of_[g]));
+  }
+
+  // The link of the connection between ranks a and b (both directions),
+  // made the first time a message uses it.
+  uint32_t connection_link(uint32_t a, uint32_t b, double rate) {
+    const uint64_t key = uint64_t(std::min(a, b)) * p_ + std::max(a, b);
+    auto it = connection_of_.find(key);
+    if (it != connection_of_.end()) return it->second;
+    const uint32_t id = uint32_t(link_bw_.size());
+    link_bw_.push_back(rate);
+    link_flows_.emplace_back();
+    link_mark_.push_back(0);
+    connection_of_.emplace(key, id);
+    return id;
   }
 
   void flow_end(uint64_t g, double t) {
@@ -320,10 +343,10 @@ class Sim {
       f.last = t;
       f.rate = -1;  // not frozen
     }
-    link_left_.resize(topo_->links.size());
-    link_count_.resize(topo_->links.size());
+    link_left_.resize(link_bw_.size());
+    link_count_.resize(link_bw_.size());
     for (uint32_t l : comp_links_) {
-      link_left_[l] = topo_->links[l].bandwidth;
+      link_left_[l] = link_bw_[l];
       link_count_[l] = uint32_t(link_flows_[l].size());
     }
     size_t unfrozen = comp_flows_.size();
@@ -542,6 +565,8 @@ class Sim {
   std::vector<uint32_t> free_flows_;
   std::vector<int64_t> flow_of_;  // per op: its flow (sends on a topology)
   std::vector<double> inject_free_;  // per rank: when its CPU can pay the next send's overheads
+  std::vector<double> link_bw_;  // per link: the topology's, then the connections made
+  std::unordered_map<uint64_t, uint32_t> connection_of_;  // pair of ranks -> its connection's link
   std::vector<std::vector<uint32_t>> link_flows_;  // active flows per link
   std::vector<uint32_t> link_mark_, link_count_;
   std::vector<double> link_left_;

@@ -60,6 +60,7 @@ except ImportError:  # Python < 3.11
     tomllib = None
 
 HERE = Path(__file__).resolve().parent
+FRAME = 1514                       # an Ethernet frame at MTU 1500, header included
 NS = "hc-"                         # every namespace this script makes starts so
 STATE = Path(os.environ.get("HC_NETNS_STATE", "/run/hetcoll-netns"))
 ROUTER = NS + "router"
@@ -230,11 +231,20 @@ def sh(*cmd: str, ns: str | None = None, check: bool = True, quiet: bool = False
 
 
 def tbf(dev: str, bits: float, ns: str) -> None:
-    """Shape dev's egress to `bits`/s: a bucket of 0.5 ms (at least 16 KiB;
-    a probe's 256 KiB message must not fit in it) and a queue of 50 ms at
-    the rate (so that TCP sees a link, not drops)."""
+    """Shape dev's egress to `bits`/s: a bucket of 0.1 ms at the rate (at
+    least two full frames) and a queue of 50 ms (so that TCP sees a link,
+    not drops). A wire has no bucket: what passes at once after an idle
+    moment is a burst no real link of that rate has, and no model prices.
+    Measured here (one message after 100 ms idle, beyond an 8-byte round
+    trip): with a bucket of 0.5 ms and at least 16 KiB, a 50 Mbit/s uplink
+    passed 16 KiB in 1.4 ms where its rate says 2.6, and 1 Gbit/s passed
+    256 KiB at 134 MB/s, above the line rate, so that the probe saw the
+    interfaces 30 % faster than they carry a megabyte. With 0.1 ms, every
+    size from 32 KiB to 8 MiB moves at 100-118 MB/s through 1 Gbit/s; with
+    two frames only, the shaper's timers hold 1 Gbit/s to 80 MB/s. Two
+    frames is the least a bucket may hold (it must pass a full frame)."""
     rate = f"{int(bits)}bit"
-    burst = max(16 * 1024, int(bits / 8 * 0.0005))
+    burst = max(2 * FRAME, int(bits / 8 * 0.0001))
     limit = max(128 * 1024, int(bits / 8 * 0.05))
     sh("tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate, "burst", str(burst),
        "limit", str(limit), ns=ns)

@@ -516,6 +516,84 @@ TEST(Profile, OptionalFieldsOfOlderProfilesAndTheirBounds) {
   EXPECT_EQ(parse_profile(no_timing).tuned[0].entries[0].timing, "Fig. 2");
 }
 
+TEST(ProfileModel, APairThatTookTurnsSharesOneConnectionBothWays) {
+  // The sample: node0 (ranks 0, 1) and node1 (rank 2) in subnet 0, node2
+  // (rank 3) and node3 (rank 4) in subnet 1; 12.5 MB/s between the subnets,
+  // each host's interface one link per direction, no uplinks.
+  const uint64_t mb = 1 << 20;
+  auto exchange = [&](const ProfileModel& m, std::vector<std::pair<int, int>> flows, uint64_t bytes) {
+    Builder b(Collective::make(CollOp::alltoall, 5, bytes * 5), "flows");
+    uint64_t at = 0;
+    for (auto [from, to] : flows) {
+      b.send(from, to, {Buf::in, at, bytes});
+      b.recv(to, from, {Buf::out, at, bytes});
+      at += bytes;
+    }
+    return simulate(b.finish(), m).makespan;
+  };
+  auto with_same_pair = [&](double ratio) {
+    Profile p = sample_profile();
+    for (PairClass& c : p.classes)
+      if (c.a == 0 && c.b == 1) c.bandwidth_same_pair = ratio * c.bandwidth;
+    return parse_profile(profile_to_json(p));
+  };
+  // Not measured (older profiles), or both ways at 0.8 of one way: the
+  // directions do not wait for each other.
+  const Profile plain = parse_profile(profile_to_json(sample_profile()));
+  for (const PairClass& c : plain.classes) EXPECT_EQ(c.bandwidth_same_pair, 0);
+  const ProfileModel free_model(plain, "profile:test"), near(with_same_pair(0.8), "profile:near");
+  EXPECT_TRUE(free_model.topology()->connection.empty());
+  EXPECT_TRUE(near.topology()->connection.empty());
+  const double one = exchange(free_model, {{2, 3}}, mb);
+  EXPECT_NEAR(exchange(free_model, {{2, 3}, {3, 2}}, mb), one, 0.02 * one);
+  EXPECT_NEAR(exchange(near, {{2, 3}, {3, 2}}, mb), one, 0.02 * one);
+  // Took turns (half its one-way rate each way): a pair's two directions
+  // share one connection at the one-way rate — an exchange takes twice a
+  // message's time; alone, a message is not slowed.
+  const Profile turns = with_same_pair(0.5);
+  const PairClass* across = turns.between(0, 1);
+  ASSERT_NE(across, nullptr);
+  EXPECT_DOUBLE_EQ(across->bandwidth_same_pair, 0.5 * across->bandwidth);
+  const ProfileModel m(turns, "profile:turns");
+  const Topology& t = *m.topology();
+  ASSERT_EQ(t.connection.size(), 4u);
+  EXPECT_EQ(t.connection[0], 0);  // inside subnet 0: not measured
+  EXPECT_GT(t.connection[1], 0);
+  // (The profile's topology has a rank per host: 0, 1 in subnet 0, 2, 3 in 1.)
+  EXPECT_EQ(t.connection_between(1, 2), t.connection[1]);
+  EXPECT_EQ(t.connection_between(2, 3), 0);
+  EXPECT_EQ(t.mapped({1, 1})->connection_between(0, 1), 0);  // one host: shared memory
+  EXPECT_NEAR(exchange(m, {{2, 3}}, mb), one, 0.01 * one);
+  const double both = exchange(m, {{2, 3}, {3, 2}}, mb);
+  EXPECT_NEAR(both, 2 * one, 0.05 * one);
+  // Other pairs in opposite directions, and two ranks of one host (two
+  // connections), still move at once.
+  EXPECT_NEAR(exchange(m, {{2, 3}, {4, 1}}, mb), one, 0.02 * one);
+  EXPECT_NEAR(exchange(m, {{0, 3}, {3, 1}}, mb), one, 0.02 * one);
+  // Eager messages need no go-ahead: they do not take turns.
+  const uint64_t small = ProfileModel::kEagerBytes / 2;
+  EXPECT_NEAR(exchange(m, {{2, 3}, {3, 2}}, small), exchange(free_model, {{2, 3}, {3, 2}}, small), 1e-9);
+  // A group's view keeps the connections (a group of hosts node1 and node2).
+  const ModelPtr group = map_model(std::make_shared<ProfileModel>(turns, "profile:turns"), {1, 2});
+  Builder b(Collective::make(CollOp::alltoall, 2, 2 * mb), "group");
+  b.send(0, 1, {Buf::in, 0, mb});
+  b.recv(1, 0, {Buf::out, 0, mb});
+  b.send(1, 0, {Buf::in, mb, mb});
+  b.recv(0, 1, {Buf::out, mb, mb});
+  EXPECT_NEAR(simulate(b.finish(), *group).makespan, both, 0.01 * both);
+  // Bounds, and a topology whose connections disagree with themselves.
+  Profile bad = with_same_pair(0.5);
+  ASSERT_NE(profile_to_json(bad).find("\"bandwidth_same_pair\": 6250000.0"), std::string::npos);
+  expect_refused(edited("\"bandwidth_same_pair\": 6250000.0", "\"bandwidth_same_pair\": -1.0", bad), "outside");
+  expect_refused(edited("\"bandwidth_same_pair\": 6250000.0", "\"bandwidth_same_pair\": \"slow\"", bad),
+                 "not a number");
+  Topology skew = t;
+  skew.connection[1] = 1;
+  EXPECT_THROW(skew.check(), InputError);
+  skew.connection.resize(3);
+  EXPECT_THROW(skew.check(), InputError);
+}
+
 TEST(ProfileModel, TheProbesBackplaneIsALinkAllTrafficBetweenHostsShares) {
   // Without one (profiles before the probe measured it, or an aggregate
   // near the flows' own rates): no such link.

@@ -2,7 +2,7 @@
 # The emulated cluster end to end at CI size: 4 hosts in 2 subnets
 # (testbed/netns/topologies/small4.toml), probe → subnets → tune → bench →
 # report, then checks that the probe found the two subnets (also with two
-# busy loops running beside it), that every
+# busy loops running beside it) and measured a pair both ways, that every
 # benchmark row ran, that the report has its plots, and that nothing is left
 # behind (namespaces, /etc/netns entries, cgroups, processes, the state
 # directory). Skips — saying why — where the machine cannot build the
@@ -46,6 +46,14 @@ check '[[ -s $out/session.txt ]]' "the first host's command runs in a session of
 loaded=$(subnets_of "$out/loaded.json")
 check 'found_two "$loaded"' "the probe found the 2 subnets with two busy loops running (subnets, gap: $loaded)"
 found_two "$loaded" || .venv/bin/hetcoll subnets "$out/loaded.json" || true
+# One pair between the subnets sending both ways at once, receives first
+# (the executor's order): measured (Open MPI over TCP mostly takes turns
+# here: about half the one-way rate each way).
+same_pair=$(.venv/bin/python -c "import json,sys; c=[c for c in json.load(open(sys.argv[1]))['classes'] if 0 <= c['a'] != c['b']]
+print(' '.join('%.3g' % (x.get('bandwidth_same_pair', 0) / max(x['bandwidth'], x['bandwidth_alone'])) for x in c) or 0)" \
+  "$out/profile.json" 2>&1 || echo 0)
+check '.venv/bin/python -c "import sys; sys.exit(0 if all(float(x) > 0 for x in sys.argv[1:]) else 1)" $same_pair' \
+  "the probe measured a pair between the subnets both ways at once (each way / one way: $same_pair)"
 check '.venv/bin/python -c "import json,sys; r=json.load(open(\"$out/bench.json\"))[\"rows\"]; sys.exit(0 if r and all(x[\"median_s\"] is not None for x in r) else 1)"' \
   "every benchmark row ran"
 check '[[ $(grep -o "data:image/png;base64" "$out/report/index.html" | wc -l) -ge 4 ]]' "the report has its plots"

@@ -246,6 +246,57 @@ def test_bench_repeats_a_row_until_its_medians_are_known(tmp_path):
     assert proc.returncode != 0 and "--max-repeats" in proc.stderr
 
 
+def test_a_pair_that_took_turns_is_shown_checked_and_priced(tmp_path, run_cli):
+    """One pair sending both ways at once, receives first (the probe's
+    bandwidth_same_pair): below 3/4 of the one-way rate, `profile show`
+    names the connection the model builds, and a pair's exchange is priced
+    as both directions through it; the schema and the reader agree."""
+    doc = json.loads((Path(__file__).parent / "data" / "smpi_two_subnets.json").read_text())
+    assert all("bandwidth_same_pair" not in c for c in doc["classes"])  # older: not measured
+    # Subnet 0's class: a job of 2 ranks sits on its hosts a0 and a1.
+    inside = next(c for c in doc["classes"] if c["a"] == 0 and c["b"] == 0)
+    rate = max(inside["bandwidth"], inside["bandwidth_alone"])
+    paths = {}
+    for name, ratio in (("plain", None), ("near", 0.8), ("turns", 0.5)):
+        d = json.loads(json.dumps(doc))
+        if ratio is not None:
+            for c in d["classes"]:
+                if c["name"] == inside["name"]:
+                    c["bandwidth_same_pair"] = ratio * rate
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_text(json.dumps(d))
+    code, out, err = run_cli("profile", "show", str(paths["turns"]))
+    assert code == 0, err
+    assert "one pair" in out
+    assert "connection of two ranks inside subnet 0" in out, out
+    for name in ("plain", "near"):
+        code, out, err = run_cli("profile", "show", str(paths[name]))
+        assert code == 0 and "connection of two ranks" not in out, (name, out)
+    # Two ranks exchanging 1 MiB: twice the time when the pair takes turns.
+    times = {}
+    for name, path in paths.items():
+        code, out, err = run_cli("plan", "allgather", "-n", "2", "-b", "1M", "-m", f"profile:{path}", "--json",
+                                 "-a", "direct_allgather")
+        assert code == 0, err
+        times[name] = json.loads(out)["predicted_time"]
+    assert times["near"] == pytest.approx(times["plain"], rel=1e-9)
+    assert times["turns"] > 1.7 * times["plain"], times
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.validate(json.loads(paths["turns"].read_text()), schema)
+    for bad in (-1.0, "slow"):
+        broken = json.loads(paths["turns"].read_text())
+        for c in broken["classes"]:
+            if c["name"] == inside["name"]:
+                c["bandwidth_same_pair"] = bad
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(broken, schema)
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(broken))
+        code, out, err = run_cli("profile", "show", str(path))
+        assert code == 2 and "bandwidth_same_pair" in err and "Traceback" not in err, err
+
+
 def test_a_backplane_is_shown_checked_and_priced(tmp_path, run_cli):
     """The probe's backplane (a capacity all traffic between hosts shares):
     the schema and the reader agree on it, `profile show` says what was
