@@ -17,7 +17,10 @@
 // 1-2x its one-way time from run to run — the three subnet leaders' 1 MiB
 // allreduce took 257-376 ms (median 332) straight to the hub, 264-269 ms
 // (median 265) along the chain. The chain leaves one pair streaming both
-// ways: the hub and its last feeder, the two the model places best.
+// ways: the hub and its last feeder, the two the model places best. (Where
+// the probe saw a pair take turns — profile bandwidth_same_pair, Open MPI
+// with receives posted first — the model prices that pair's two directions
+// through one connection.)
 // Steps: (p-1) + k segment steps up and one down (k segments) when each
 // takes one step; 2(p-1)k messages of m/k bytes, (p-1)k combines.
 // Parameters: hub (the combining rank; by default the one the model's
