@@ -162,8 +162,8 @@ def topology_lines(t: dict | None) -> list[str]:
         for b in range(a, S):
             if conn[a * S + b] > 0:
                 where = f"inside subnet {a}" if a == b else f"between subnets {a} and {b}"
-                out.append(f"  connection of two ranks {where}: {conn[a * S + b] / 1e6:.4g} MB/s for both directions "
-                           "together (one pair took turns sending both ways)")
+                out.append(f"  connection of two ranks {where}: {conn[a * S + b] / 1e6:.4g} MB/s, one direction at a "
+                           "time (one pair took turns sending both ways)")
     return out
 
 

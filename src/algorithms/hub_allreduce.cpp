@@ -17,10 +17,11 @@
 // 1-2x its one-way time from run to run — the three subnet leaders' 1 MiB
 // allreduce took 257-376 ms (median 332) straight to the hub, 264-269 ms
 // (median 265) along the chain. The chain leaves one pair streaming both
-// ways: the hub and its last feeder, the two the model places best. (Where
-// the probe saw a pair take turns — profile bandwidth_same_pair, Open MPI
-// with receives posted first — the model prices that pair's two directions
-// through one connection.)
+// ways: the hub and its last feeder, the two the model places best. Where
+// the probe saw a pair take turns (profile bandwidth_same_pair: Open MPI
+// over TCP, receives posted first) the model has that pair's two
+// directions take turns, and across the emulated cluster's three leaders
+// the ring then wins, as measured there (253 against 259-265 ms).
 // Steps: (p-1) + k segment steps up and one down (k segments) when each
 // takes one step; 2(p-1)k messages of m/k bytes, (p-1)k combines.
 // Parameters: hub (the combining rank; by default the one the model's

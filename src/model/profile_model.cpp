@@ -13,7 +13,7 @@ bool full_duplex(const PairClass& c) {
 }
 
 bool takes_turns(const PairClass& c) {
-  return c.bandwidth_same_pair > 0 && c.bandwidth_same_pair < 0.75 * one_way_rate(c);
+  return full_duplex(c) && c.bandwidth_same_pair > 0 && c.bandwidth_same_pair < 0.75 * one_way_rate(c);
 }
 
 ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move(spec)) {
@@ -129,9 +129,9 @@ void ProfileModel::build_topology(const Profile& p) {
     t->links.push_back({"backplane", p.backplane.bandwidth});
   }
   // Classes whose pair took turns: a connection of two of their ranks
-  // carries both directions at one direction's rate — the fastest a
-  // message of the class moves alone (message(): the wire time leaves out
-  // the receiver's copy), so that a message alone is never slowed by it.
+  // carries one direction at a time, at the fastest a message of the class
+  // moves alone (message(): the wire time leaves out the receiver's copy),
+  // so that a message alone is never slowed by it.
   for (const PairClass& c : p.classes) {
     if (c.a < 0 || !takes_turns(c)) continue;
     const Link& l = link(c.a, c.b);

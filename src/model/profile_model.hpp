@@ -35,10 +35,11 @@
 //                         full_duplex), else one link for both directions.
 //
 //   connection of a      where one pair of a class, sending both ways at
-//   pair of ranks        once, took turns (takes_turns): both directions
-//                        of a pair of ranks of the class share one link at
-//                        the pair's one-way rate (made by the simulator as
-//                        pairs use it; rendezvous messages only)
+//   pair of ranks        once, took turns (takes_turns): a link at the
+//                        pair's one-way rate whose two directions take
+//                        turns — a rendezvous waits while the other
+//                        direction has messages moving or waiting (made by
+//                        the simulator as pairs of ranks use it)
 //
 // A subnet's uplink is only bounded from below this way: a pair (a, b)
 // limited by b's uplink says nothing more about a's.
@@ -61,8 +62,9 @@ double one_way_rate(const PairClass& c);
 bool full_duplex(const PairClass& c);
 // One pair of the class, sending both ways at once with its receives posted
 // first (as the executor posts them), got less than 3/4 of one_way_rate
-// each way: its two directions take turns on the pair's one connection.
-// Not measured: false.
+// each way, where two other pairs in opposite directions got at least 3/4
+// (full_duplex): not the links but the pair's one connection made its two
+// directions take turns. Not measured: false.
 bool takes_turns(const PairClass& c);
 
 class ProfileModel : public MachineModel {

@@ -17,10 +17,12 @@
 //
 // Where the probe saw one pair of ranks sending both ways at once take
 // turns (profile: bandwidth_same_pair), a rendezvous message also crosses
-// its pair's connection: one link per pair of ranks that both directions
-// share, at the pair's one-way rate (MPI over TCP: one connection per pair
-// of ranks; Open MPI's go-ahead for one direction waits behind the other
-// direction's bytes). The simulator makes these links as pairs use them.
+// its pair's connection: one link per pair of ranks, at the pair's one-way
+// rate, whose two directions take turns — a message waits while the other
+// direction has messages moving or waiting (MPI over TCP: one connection
+// per pair of ranks; Open MPI's go-ahead for one direction's rendezvous
+// travels behind the other direction's bytes). The simulator makes these
+// links as pairs use them.
 //
 // (a link id of -1 is a link that never limits). A link of one subnet may
 // carry both directions (uplink_out == uplink_in: a half-duplex or shared
@@ -50,10 +52,10 @@ class Topology {
   std::vector<int> nic_up, nic_down;         // per host
   std::vector<int> uplink_out, uplink_in;    // per subnet
   int backplane = -1;                         // every message between hosts
-  // Per pair of subnets (subnets × subnets, symmetric), the bytes/s one
-  // connection between two ranks of those subnets carries in both
-  // directions together; 0: the directions do not wait for each other.
-  // Empty: 0 everywhere.
+  // Per pair of subnets (subnets × subnets, symmetric), the bytes/s of the
+  // connection between two ranks of those subnets, whose directions take
+  // turns; 0: no such connection, the directions do not wait for each
+  // other. Empty: 0 everywhere.
   std::vector<double> connection;
   std::vector<NetLink> links;
   std::vector<std::string> host_names, subnet_names;  // for explanations (may be empty)
@@ -72,8 +74,8 @@ class Topology {
   // (at most kMaxRoute); returns how many.
   static constexpr int kMaxRoute = 5;
   int route(int a, int b, int out[kMaxRoute]) const;
-  // The rate the connection of ranks a and b (on different hosts) carries
-  // in both directions together, or 0 (see connection).
+  // The rate of the connection of ranks a and b (on different hosts) whose
+  // directions take turns, or 0 (see connection).
   double connection_between(int a, int b) const;
 
   // The same machine seen by a group whose rank i is this topology's rank

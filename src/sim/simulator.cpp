@@ -38,6 +38,15 @@ struct Flow {
   bool active = false;
   bool eager = false;      // its send completed when the bytes started
   bool parked = false;     // waiting for its receive to be posted (rendezvous)
+  int conn = -1;           // its pair's connection where the pair takes turns (a link id)
+  uint8_t dir = 0;         // 0: from the lower rank of the pair
+};
+
+// A connection whose two directions take turns: messages of one direction
+// move while none of the other is moving or waiting.
+struct Turns {
+  uint32_t moving[2] = {0, 0};
+  std::vector<uint32_t> waiting[2];  // flow ids, in the order they became ready
 };
 
 class Sim {
@@ -240,12 +249,33 @@ class Sim {
     }
     f.parked = false;
     f.nlinks = topo_->route(phys(rank_of_[g]), phys(uint32_t(o.peer)), f.links);
-    // A rendezvous also crosses its pair's connection where the pair's two
-    // directions take turns (topology.hpp: connection).
+    // Where the pair's two directions take turns (topology.hpp: connection),
+    // a rendezvous also crosses its pair's connection, and waits while the
+    // other direction has messages moving or waiting: the receiver's
+    // go-ahead travels behind them.
+    f.conn = -1;
     if (!f.eager) {
       const double c = topo_->connection_between(phys(rank_of_[g]), phys(uint32_t(o.peer)));
-      if (c > 0) f.links[f.nlinks++] = int(connection_link(rank_of_[g], uint32_t(o.peer), c));
+      if (c > 0) {
+        const uint32_t link = connection_link(rank_of_[g], uint32_t(o.peer), c);
+        f.links[f.nlinks++] = int(link);
+        f.conn = int(link);
+        f.dir = rank_of_[g] < uint32_t(o.peer) ? 0 : 1;
+        Turns& tn = turns_[link];
+        if (tn.moving[1 - f.dir] > 0 || !tn.waiting[1 - f.dir].empty()) {
+          tn.waiting[f.dir].push_back(uint32_t(flow_of_[g]));
+          return;
+        }
+        ++tn.moving[f.dir];
+      }
     }
+    activate(uint32_t(flow_of_[g]), t);
+  }
+
+  // Flow id's bytes start through its links now.
+  void activate(uint32_t id, double t) {
+    Flow& f = flows_[id];
+    const uint64_t g = f.gid;
     f.last = t;
     if (f.nlinks == 0) {  // nothing shared: the message's own rate
       f.rate = f.cap;
@@ -254,8 +284,8 @@ class Sim {
       return;
     }
     f.active = true;
-    for (int k = 0; k < f.nlinks; ++k) link_flows_[size_t(f.links[k])].push_back(uint32_t(flow_of_[g]));
-    dirty_flows_.push_back(uint32_t(flow_of_[g]));
+    for (int k = 0; k < f.nlinks; ++k) link_flows_[size_t(f.links[k])].push_back(id);
+    dirty_flows_.push_back(id);
   }
 
   // The link of the connection between ranks a and b (both directions),
@@ -290,6 +320,18 @@ class Sim {
             break;
           }
         dirty_links_.push_back(uint32_t(f.links[k]));
+      }
+    }
+    // The last of its direction through: the other direction's turn.
+    if (f.conn >= 0) {
+      Turns& tn = turns_[uint32_t(f.conn)];
+      const int other = 1 - f.dir;
+      f.conn = -1;
+      if (--tn.moving[f.dir] == 0 && !tn.waiting[other].empty()) {
+        std::vector<uint32_t> next;
+        next.swap(tn.waiting[other]);
+        tn.moving[other] = uint32_t(next.size());
+        for (uint32_t w : next) activate(w, t);
       }
     }
     if (!f.eager) {
@@ -567,6 +609,7 @@ class Sim {
   std::vector<double> inject_free_;  // per rank: when its CPU can pay the next send's overheads
   std::vector<double> link_bw_;  // per link: the topology's, then the connections made
   std::unordered_map<uint64_t, uint32_t> connection_of_;  // pair of ranks -> its connection's link
+  std::unordered_map<uint32_t, Turns> turns_;             // connection link -> whose turn
   std::vector<std::vector<uint32_t>> link_flows_;  // active flows per link
   std::vector<uint32_t> link_mark_, link_count_;
   std::vector<double> link_left_;

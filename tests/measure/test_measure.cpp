@@ -516,7 +516,7 @@ TEST(Profile, OptionalFieldsOfOlderProfilesAndTheirBounds) {
   EXPECT_EQ(parse_profile(no_timing).tuned[0].entries[0].timing, "Fig. 2");
 }
 
-TEST(ProfileModel, APairThatTookTurnsSharesOneConnectionBothWays) {
+TEST(ProfileModel, APairThatTookTurnsTakesTurnsOnItsConnection) {
   // The sample: node0 (ranks 0, 1) and node1 (rank 2) in subnet 0, node2
   // (rank 3) and node3 (rank 4) in subnet 1; 12.5 MB/s between the subnets,
   // each host's interface one link per direction, no uplinks.
@@ -531,25 +531,31 @@ TEST(ProfileModel, APairThatTookTurnsSharesOneConnectionBothWays) {
     }
     return simulate(b.finish(), m).makespan;
   };
-  auto with_same_pair = [&](double ratio) {
+  // Two other pairs in opposite directions kept the one-way rate (full
+  // duplex links); one pair both ways got `ratio` of it each way.
+  auto with_same_pair = [&](double ratio, double both_ways = 1.0) {
     Profile p = sample_profile();
     for (PairClass& c : p.classes)
-      if (c.a == 0 && c.b == 1) c.bandwidth_same_pair = ratio * c.bandwidth;
+      if (c.a == 0 && c.b == 1) c.bandwidth_same_pair = ratio * c.bandwidth, c.bandwidth_both_ways = both_ways * c.bandwidth;
     return parse_profile(profile_to_json(p));
   };
-  // Not measured (older profiles), or both ways at 0.8 of one way: the
-  // directions do not wait for each other.
+  // Not measured (older profiles), both ways at 0.8 of one way, or links
+  // that carry both directions at half rate anyway (the pair's figure says
+  // nothing of a connection): the directions do not wait for each other.
   const Profile plain = parse_profile(profile_to_json(sample_profile()));
   for (const PairClass& c : plain.classes) EXPECT_EQ(c.bandwidth_same_pair, 0);
-  const ProfileModel free_model(plain, "profile:test"), near(with_same_pair(0.8), "profile:near");
+  const ProfileModel free_model(plain, "profile:test"), near(with_same_pair(0.8), "profile:near"),
+      links(with_same_pair(0.5, 0.5), "profile:links");
   EXPECT_TRUE(free_model.topology()->connection.empty());
   EXPECT_TRUE(near.topology()->connection.empty());
+  EXPECT_TRUE(links.topology()->connection.empty());
   const double one = exchange(free_model, {{2, 3}}, mb);
   EXPECT_NEAR(exchange(free_model, {{2, 3}, {3, 2}}, mb), one, 0.02 * one);
   EXPECT_NEAR(exchange(near, {{2, 3}, {3, 2}}, mb), one, 0.02 * one);
   // Took turns (half its one-way rate each way): a pair's two directions
-  // share one connection at the one-way rate — an exchange takes twice a
-  // message's time; alone, a message is not slowed.
+  // take turns on one connection — an exchange takes twice a message's
+  // time, the first message through in one message's time; alone, a
+  // message is not slowed.
   const Profile turns = with_same_pair(0.5);
   const PairClass* across = turns.between(0, 1);
   ASSERT_NE(across, nullptr);
@@ -566,6 +572,44 @@ TEST(ProfileModel, APairThatTookTurnsSharesOneConnectionBothWays) {
   EXPECT_NEAR(exchange(m, {{2, 3}}, mb), one, 0.01 * one);
   const double both = exchange(m, {{2, 3}, {3, 2}}, mb);
   EXPECT_NEAR(both, 2 * one, 0.05 * one);
+  {
+    Builder b(Collective::make(CollOp::alltoall, 5, 5 * mb), "flows");
+    b.send(2, 3, {Buf::in, 0, mb});
+    b.recv(3, 2, {Buf::out, 0, mb});
+    b.send(3, 2, {Buf::in, mb, mb});
+    b.recv(2, 3, {Buf::out, mb, mb});
+    SimOptions opt;
+    opt.timeline = true;
+    const SimResult r = simulate(b.finish(), m, opt);
+    std::vector<double> recv_end;
+    for (size_t g = 0; g < r.end.size(); ++g) recv_end.push_back(r.end[g]);
+    std::sort(recv_end.begin(), recv_end.end());
+    // Strict turns, not sharing: the first message through at one
+    // message's time (shared, both would end at twice it).
+    EXPECT_NEAR(recv_end.front(), one, 0.05 * one);
+    EXPECT_NEAR(recv_end.back(), 2 * one, 0.05 * one);
+  }
+  // A message joining its direction while the other direction waits
+  // waits too (no direction starves): 2→3 moves; 3→2, a copy later, waits;
+  // another 2→3, a longer copy later, queues behind 3→2 instead of joining
+  // the first (which would put 3→2 last, at three messages' time).
+  {
+    Builder b(Collective::make(CollOp::alltoall, 5, 5 * mb), "flows");
+    b.send(2, 3, {Buf::in, 0, mb});
+    b.recv(3, 2, {Buf::out, 0, mb});
+    const uint32_t c3 = b.copy(3, {Buf::out, 4 * mb, mb / 2}, {Buf::in, 4 * mb, mb / 2});
+    b.send(3, 2, {Buf::in, mb, mb}, {c3});
+    b.recv(2, 3, {Buf::out, mb, mb});
+    const uint32_t c2 = b.copy(2, {Buf::out, 3 * mb, mb}, {Buf::in, 3 * mb, mb});
+    b.send(2, 3, {Buf::in, 2 * mb, mb}, {c2});
+    b.recv(3, 2, {Buf::out, 2 * mb, mb});
+    const Schedule s = b.finish();
+    SimOptions opt;
+    opt.timeline = true;
+    const SimResult r = simulate(s, m, opt);
+    EXPECT_NEAR(r.makespan, 3 * one, 0.1 * one);
+    EXPECT_NEAR(r.end[s.first_op(2) + 1], 2 * one, 0.1 * one);  // rank 2's receive: second through
+  }
   // Other pairs in opposite directions, and two ranks of one host (two
   // connections), still move at once.
   EXPECT_NEAR(exchange(m, {{2, 3}, {4, 1}}, mb), one, 0.02 * one);

@@ -248,28 +248,31 @@ def test_bench_repeats_a_row_until_its_medians_are_known(tmp_path):
 
 def test_a_pair_that_took_turns_is_shown_checked_and_priced(tmp_path, run_cli):
     """One pair sending both ways at once, receives first (the probe's
-    bandwidth_same_pair): below 3/4 of the one-way rate, `profile show`
-    names the connection the model builds, and a pair's exchange is priced
-    as both directions through it; the schema and the reader agree."""
+    bandwidth_same_pair): below 3/4 of the one-way rate where other pairs in
+    opposite directions kept it, `profile show` names the connection the
+    model builds, and a pair's exchange is priced as its two directions
+    taking turns; the schema and the reader agree."""
     doc = json.loads((Path(__file__).parent / "data" / "smpi_two_subnets.json").read_text())
     assert all("bandwidth_same_pair" not in c for c in doc["classes"])  # older: not measured
     # Subnet 0's class: a job of 2 ranks sits on its hosts a0 and a1.
     inside = next(c for c in doc["classes"] if c["a"] == 0 and c["b"] == 0)
     rate = max(inside["bandwidth"], inside["bandwidth_alone"])
     paths = {}
-    for name, ratio in (("plain", None), ("near", 0.8), ("turns", 0.5)):
+    # (ratio of one pair both ways, of two other pairs in opposite directions)
+    for name, ratio, both in (("plain", None, 1.0), ("near", 0.8, 1.0), ("links", 0.5, 0.5), ("turns", 0.5, 1.0)):
         d = json.loads(json.dumps(doc))
         if ratio is not None:
             for c in d["classes"]:
                 if c["name"] == inside["name"]:
                     c["bandwidth_same_pair"] = ratio * rate
+                    c["bandwidth_both_ways"] = both * rate
         paths[name] = tmp_path / f"{name}.json"
         paths[name].write_text(json.dumps(d))
     code, out, err = run_cli("profile", "show", str(paths["turns"]))
     assert code == 0, err
     assert "one pair" in out
     assert "connection of two ranks inside subnet 0" in out, out
-    for name in ("plain", "near"):
+    for name in ("plain", "near", "links"):
         code, out, err = run_cli("profile", "show", str(paths[name]))
         assert code == 0 and "connection of two ranks" not in out, (name, out)
     # Two ranks exchanging 1 MiB: twice the time when the pair takes turns.
@@ -280,6 +283,7 @@ def test_a_pair_that_took_turns_is_shown_checked_and_priced(tmp_path, run_cli):
         assert code == 0, err
         times[name] = json.loads(out)["predicted_time"]
     assert times["near"] == pytest.approx(times["plain"], rel=1e-9)
+    assert times["links"] > 1.7 * times["plain"], times  # the links themselves shared: priced, but no connection
     assert times["turns"] > 1.7 * times["plain"], times
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads(SCHEMA.read_text())
