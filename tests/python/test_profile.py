@@ -246,6 +246,17 @@ def test_bench_repeats_a_row_until_its_medians_are_known(tmp_path):
     assert proc.returncode != 0 and "--max-repeats" in proc.stderr
 
 
+def _refused(broken: dict, field: str, schema: dict, tmp_path, run_cli) -> None:
+    """The published schema and the reader both refuse this profile, the reader naming `field`."""
+    jsonschema = pytest.importorskip("jsonschema")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(broken))
+    code, out, err = run_cli("profile", "show", str(path))
+    assert code == 2 and field in err and "Traceback" not in err, err
+
+
 def test_a_pair_that_took_turns_is_shown_checked_and_priced(tmp_path, run_cli):
     """One pair sending both ways at once, receives first (the probe's
     bandwidth_same_pair): below 3/4 of the one-way rate where other pairs in
@@ -293,12 +304,7 @@ def test_a_pair_that_took_turns_is_shown_checked_and_priced(tmp_path, run_cli):
         for c in broken["classes"]:
             if c["name"] == inside["name"]:
                 c["bandwidth_same_pair"] = bad
-        with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate(broken, schema)
-        path = tmp_path / "bad.json"
-        path.write_text(json.dumps(broken))
-        code, out, err = run_cli("profile", "show", str(path))
-        assert code == 2 and "bandwidth_same_pair" in err and "Traceback" not in err, err
+        _refused(broken, "bandwidth_same_pair", schema, tmp_path, run_cli)
 
 
 def test_a_backplane_is_shown_checked_and_priced(tmp_path, run_cli):
@@ -330,9 +336,4 @@ def test_a_backplane_is_shown_checked_and_priced(tmp_path, run_cli):
                 {"flows": 3, "aggregate": -1.0, "expected": 1.0, "bandwidth": 0},
                 {"flows": 3, "aggregate": 1.0, "expected": 1.0}):
         broken = {**doc, "backplane": bad}
-        with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate(broken, schema)
-        path = tmp_path / "bad.json"
-        path.write_text(json.dumps(broken))
-        code, out, err = run_cli("profile", "show", str(path))
-        assert code == 2 and "backplane" in err and "Traceback" not in err, err
+        _refused(broken, "backplane", schema, tmp_path, run_cli)
