@@ -38,6 +38,12 @@
 // slices=1 (allreduce): reduce-scatter inside each subnet, the k-th hosts
 // of all subnets allreduce slice k (K allreduces across the uplinks at
 // once), allgather inside — the "allreduce of slices".
+// shares=1 (allreduce): each subnet owns a share of the vector sized to its
+// uplink (the slowest owns none); the others' partial sums of it go to the
+// owner, its result back to them, piece by piece (pieces=K) so that one
+// piece goes up while the one before comes down, through different pairs
+// of ranks (allreduce_shares). Across a subnet's uplink (1 + (S-2)x) of
+// the vector each way for a share x: one vector for the slowest subnet.
 // pieces=K (bcast, reduce, allreduce): the vector in K pieces, each through
 // every phase, so that one piece crosses the slow links while the one before
 // it spreads inside the subnets; the planner tries 1-16 for 64 KiB and more.
@@ -106,7 +112,10 @@ std::vector<Piece> pieces_of(const GenContext& ctx) {
 // The schedule's name: the spec that rebuilds it.
 std::string name_of(const GenContext& ctx) {
   const int k = param_int(ctx, "pieces", 1);
-  return k > 1 ? cat("hierarchical[pieces=", k, "]") : std::string("hierarchical");
+  std::string p;  // in the spec's order (by name)
+  if (k > 1) p = cat("pieces=", k);
+  if (param_int(ctx, "shares", 0)) p += cat(p.empty() ? "" : ",", "shares=1");
+  return p.empty() ? std::string("hierarchical") : cat("hierarchical[", p, "]");
 }
 
 // Places a sub-collective's in/out bytes at the piece's offset.
@@ -170,7 +179,223 @@ Schedule reduce(const GenContext& ctx) {
   return b.finish();
 }
 
+// shares=1: allreduce by shares. Each subnet owns a share of the vector,
+// sized to its uplink; the others send it their partial sums of that share
+// and it sends back the result (a reduce-scatter and an allgather among
+// subnets). Across its uplink a subnet then carries (1 + (S-2)x) of the
+// vector each way for a share x: the slowest subnet owns nothing and
+// carries one vector each way (the least any allreduce can), the others
+// split the vector so that none takes longer (S = 2: x in proportion to the
+// uplinks, each carries one vector). Three ranks of a subnet play the roles
+// (its host leaders, where it has them): `up` sends the subnet's partial
+// sums of the others' shares, `own` combines its share and sends the
+// result, `down` receives the others' results — so that no pair of ranks
+// streams both ways (over TCP such a pair's two directions take turns:
+// profile bandwidth_same_pair).
+struct ShareRoles {
+  std::vector<int> up, own, down;  // per subnet
+  std::vector<double> share;       // per subnet, summing to 1
+};
+
+ShareRoles share_roles(const MachineModel& m, const Levels& L) {
+  const size_t S = L.subnets.size();
+  ShareRoles r;
+  r.up.resize(S);
+  r.own.resize(S);
+  r.down.resize(S);
+  r.share.assign(S, 0);
+  // Each subnet's rate out: its up rank's best message time to another
+  // subnet (the uplink where the pair's other end is no slower).
+  constexpr uint64_t kProbe = uint64_t(1) << 20;
+  std::vector<double> rate(S, 0);
+  for (size_t a = 0; a < S; ++a)
+    for (size_t t = 0; t < S; ++t)
+      if (t != a) {
+        const double took = m.message(L.subnets[a][0], L.subnets[t][0], kProbe).total();
+        rate[a] = std::max(rate[a], took > 0 ? std::min(1e30, double(kProbe) / took) : 1e30);
+      }
+  if (S == 1) {
+    r.share = {1.0};
+  } else if (S == 2) {
+    r.share = {rate[0] / (rate[0] + rate[1]), rate[1] / (rate[0] + rate[1])};
+  } else {
+    // The time T every owner takes: x_s = max(0, (T rate_s - 1) / (S-2)),
+    // summing to 1 (bisection: the sum grows with T).
+    auto shares_at = [&](double T) {
+      double sum = 0;
+      for (size_t a = 0; a < S; ++a) sum += std::max(0.0, (T * rate[a] - 1) / double(S - 2));
+      return sum;
+    };
+    double lo = 0, hi = 1;
+    for (size_t a = 0; a < S; ++a) hi = std::max(hi, double(S) / rate[a]);
+    for (int i = 0; i < 100; ++i) {
+      const double mid = (lo + hi) / 2;
+      (shares_at(mid) < 1 ? lo : hi) = mid;
+    }
+    double sum = 0;
+    for (size_t a = 0; a < S; ++a) sum += r.share[a] = std::max(0.0, (hi * rate[a] - 1) / double(S - 2));
+    for (double& x : r.share) x /= sum;
+  }
+  for (size_t a = 0; a < S; ++a) {
+    const std::vector<int>& g = L.subnets[a];
+    const size_t last = g.size() - 1;
+    r.up[a] = g[0];
+    if (r.share[a] > 0) {
+      r.own[a] = g[std::min<size_t>(1, last)];
+      r.down[a] = g[std::min<size_t>(2, last)];
+    } else {
+      r.own[a] = g[std::min<size_t>(1, last)];
+      r.down[a] = g[std::min<size_t>(1, last)];
+    }
+  }
+  return r;
+}
+
+// g with `first` moved to the front (the others in order): a phase rooted there.
+std::vector<int> led_by(const std::vector<int>& g, int first) {
+  std::vector<int> v{first};
+  for (int x : g)
+    if (x != first) v.push_back(x);
+  return v;
+}
+
+// A piece's elements split among the subnets by their shares (whole
+// elements, largest remainders; non-owners get none).
+std::vector<uint64_t> split_by_shares(uint64_t count, const std::vector<double>& share) {
+  const size_t S = share.size();
+  std::vector<uint64_t> n(S, 0);
+  std::vector<std::pair<double, size_t>> rest;
+  uint64_t given = 0;
+  for (size_t a = 0; a < S; ++a) {
+    const double exact = share[a] * double(count);
+    n[a] = std::min<uint64_t>(count, uint64_t(exact));
+    given += n[a];
+    if (share[a] > 0) rest.push_back({exact - double(n[a]), a});
+  }
+  std::stable_sort(rest.begin(), rest.end(), [](auto& x, auto& y) { return x.first > y.first; });
+  for (size_t i = 0; given < count; i = (i + 1) % rest.size(), ++given) ++n[rest[i].second];
+  return n;
+}
+
+Schedule allreduce_shares(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Builder b = make_builder(ctx, name_of(ctx));
+  const Levels L = levels_of(ctx.model, c.nranks, 0, true);
+  const size_t S = L.subnets.size();
+  const ShareRoles R = share_roles(ctx.model, L);
+  Levels hosts_only = L;
+  for (auto& g : hosts_only.subnets) g.resize(1);
+  const uint64_t E = c.elem_size;
+  // Elements [first, first + count) of the vector, held by one rank.
+  struct Range {
+    uint64_t first, count;
+    int holder;
+  };
+  // Consecutive shares of the piece held by the same rank, as ranges.
+  auto ranges = [&](const std::vector<uint64_t>& part, uint64_t first, const std::function<int(size_t)>& holder) {
+    std::vector<Range> v;
+    uint64_t at = first;
+    for (size_t o = 0; o < S; ++o) {
+      if (part[o] == 0) continue;
+      const int h = holder(o);
+      if (!v.empty() && v.back().holder == h && v.back().first + v.back().count == at)
+        v.back().count += part[o];
+      else
+        v.push_back({at, part[o], h});
+      at += part[o];
+    }
+    return v;
+  };
+  const std::vector<Piece> pieces = pieces_of(ctx);
+  std::vector<std::vector<uint64_t>> parts;
+  for (const Piece& pc : pieces) parts.push_back(split_by_shares(pc.count, R.share));
+  auto part_first = [&](size_t i, size_t o) {
+    uint64_t f = pieces[i].first;
+    for (size_t x = 0; x < o; ++x) f += parts[i][x];
+    return f;
+  };
+  // All the way up first, piece by piece, then all the way down: a rank
+  // sends in program order, so piece by piece up and down together would
+  // hold piece i+1's partial sum (going up from c1 to c0, say) behind piece
+  // i coming down. Up: host reduces; in each subnet a reduce of every share
+  // to the rank that sends it on (up, or own for its own share); to each
+  // owner the others' partial sums. Those go one after another (serial
+  // sends), so that piece i is through, combined and on its way down while
+  // i+1 goes up (shared at once, they would all arrive at the end); the way
+  // down keeps their pace, a piece leaving its owner once combined.
+  b.serial_sends(true);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& pc = pieces[i];
+    const std::vector<Slice> partial = reduce_up(b, ctx, hosts_only, false, nullptr, pc);
+    // sums[s][o]: subnet s's partial sum of share o (element-indexed at first).
+    std::vector<std::vector<Slice>> sums(S, std::vector<Slice>(S));
+    for (size_t s = 0; s < S; ++s) {
+      const std::vector<int>& g = L.subnets[s];
+      for (const Range& rg : ranges(parts[i], pc.first, [&](size_t o) { return o == s ? R.own[s] : R.up[s]; })) {
+        const uint64_t off = (rg.first - pc.first) * E, len = rg.count * E;
+        Slice dest = partial[size_t(g[0])].sub(off, len);
+        if (g.size() > 1) {
+          dest = Slice{Buf::tmp, b.alloc_tmp(rg.holder, len), len};
+          const std::vector<int> grp = led_by(g, rg.holder);
+          run_phase(b, ctx, grp, sub_call(CollOp::reduce, int(grp.size()), rg.count, c), [&](int k, const Slice& sl) {
+            if (sl.buf == Buf::in) return partial[size_t(grp[size_t(k)])].sub(off + sl.off, sl.len);
+            return dest.sub(sl.off, sl.len);
+          });
+        }
+        for (size_t o = 0, at = pc.first; o < S; at += parts[i][o], ++o)
+          if (parts[i][o] && at >= rg.first && at < rg.first + rg.count)
+            sums[s][o] = dest.sub((at - rg.first) * E, parts[i][o] * E);
+      }
+    }
+    for (size_t o = 0; o < S; ++o) {
+      if (parts[i][o] == 0) continue;
+      std::vector<int> grp{R.own[o]};
+      std::vector<size_t> from{o};
+      for (size_t t = 0; t < S; ++t)
+        if (t != o) grp.push_back(R.up[t]), from.push_back(t);
+      const uint64_t at = part_first(i, o) * E;
+      if (grp.size() == 1) {  // one subnet: its share is all there is
+        if (b.wants(grp[0])) b.copy(grp[0], {Buf::out, at, parts[i][o] * E}, sums[o][o]);
+        continue;
+      }
+      run_phase(b, ctx, grp, sub_call(CollOp::reduce, int(grp.size()), parts[i][o], c), [&](int k, const Slice& sl) {
+        if (sl.buf == Buf::in) return sums[from[size_t(k)]][o].sub(sl.off, sl.len);
+        return shift(sl, at);  // out: the owner's, in place
+      });
+    }
+  }
+  b.serial_sends(false);
+  // Down, piece by piece: each owner's result to the others' down ranks;
+  // in each subnet from where each share's result is; inside hosts.
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& pc = pieces[i];
+    for (size_t o = 0; o < S; ++o) {
+      if (parts[i][o] == 0) continue;
+      std::vector<int> grp{R.own[o]};
+      for (size_t t = 0; t < S; ++t)
+        if (t != o) grp.push_back(R.down[t]);
+      const uint64_t at = part_first(i, o) * E;
+      run_phase(b, ctx, grp, sub_call(CollOp::bcast, int(grp.size()), parts[i][o], c),
+                [at](int, const Slice& sl) { return shift(sl, at); });
+    }
+    for (size_t s = 0; s < S; ++s) {
+      const std::vector<int>& g = L.subnets[s];
+      if (g.size() <= 1) continue;
+      for (const Range& rg : ranges(parts[i], pc.first, [&](size_t o) { return o == s ? R.own[s] : R.down[s]; })) {
+        const std::vector<int> grp = led_by(g, rg.holder);
+        const uint64_t at = rg.first * E;
+        run_phase(b, ctx, grp, sub_call(CollOp::bcast, int(grp.size()), rg.count, c),
+                  [at](int, const Slice& sl) { return shift(sl, at); });
+      }
+    }
+    auto place = [at = pc.first * E](int, const Slice& sl) { return shift(sl, at); };
+    for (auto& g : L.hosts) run_phase(b, ctx, g, sub_call(CollOp::bcast, int(g.size()), pc.count, c), place, &L.like(g));
+  }
+  return b.finish();
+}
+
 Schedule allreduce(const GenContext& ctx) {
+  if (param_int(ctx, "shares", 0)) return allreduce_shares(ctx);
   const Collective& c = ctx.coll;
   Builder b = make_builder(ctx, name_of(ctx));
   const Levels L = levels_of(ctx.model, c.nranks, 0, true);
@@ -1008,7 +1233,9 @@ std::optional<Terms> estimate(const GenContext& ctx, const HockneyParams&) {
   const Collective& c = ctx.coll;
   const CollOp op = c.op;
   const bool vec = op == CollOp::bcast || op == CollOp::reduce || op == CollOp::allreduce;
-  if ((!vec && op != CollOp::allgather) || param_int(ctx, "slices", 0) || param_int(ctx, "direct", 0)) return std::nullopt;
+  if ((!vec && op != CollOp::allgather) || param_int(ctx, "slices", 0) || param_int(ctx, "direct", 0) ||
+      param_int(ctx, "shares", 0))
+    return std::nullopt;
   const Levels L = levels_of(ctx.model, c.nranks, has_root(op) ? c.root : 0, true);
   const std::vector<std::vector<int>> top{L.top};
   std::vector<LevelCost> levels;
@@ -1077,14 +1304,19 @@ bool distinct(const Collective& c, const MachineModel& m) {
 }
 
 // Vectors of 64 KiB and more also in 2 … 16 pieces.
-std::vector<std::string> variants(const Collective& c, const MachineModel&) {
+std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
   if ((c.op != CollOp::bcast && c.op != CollOp::reduce && c.op != CollOp::allreduce) ||
       c.count * c.elem_size < (uint64_t(64) << 10))
     return {};
   std::vector<std::string> v{"hierarchical"};
   for (int k : {2, 4, 8, 16})
     if (uint64_t(k) <= c.count) v.push_back(cat("hierarchical[pieces=", k, "]"));
-  if (c.op == CollOp::allreduce) v.push_back("hierarchical[slices=1]");
+  if (c.op == CollOp::allreduce) {
+    v.push_back("hierarchical[slices=1]");
+    if (levels_of(m, c.nranks, 0).top.size() > 1)
+      for (int k : {1, 4, 8, 16})
+        if (uint64_t(k) <= c.count) v.push_back(k > 1 ? cat("hierarchical[pieces=", k, ",shares=1]") : "hierarchical[shares=1]");
+  }
   return v;
 }
 
@@ -1115,6 +1347,9 @@ Algorithm hierarchical_algorithm() {
                 "bcast, reduce, allreduce: the vector in this many pieces, each through all phases (pipelined)"},
               {"slices", ParamKind::integer, 0, 1, false,
                "allreduce: 1 = reduce-scatter inside subnets, allreduce of each slice across them, allgather back"},
+              {"shares", ParamKind::integer, 0, 1, false,
+               "allreduce: 1 = each subnet owns a share of the vector sized to its uplink (reduce-scatter and "
+               "allgather among subnets)"},
               {"direct", ParamKind::integer, 0, 1, false,
                "barrier, allgather: 1 = every rank crosses to its counterpart in the other subnets (no fan-out)"}};
   a.generate = generate;

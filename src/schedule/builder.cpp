@@ -261,6 +261,7 @@ void Builder::append(const Schedule& sub, const std::vector<int>& rank_map, Slic
         o.src_off = src.off;
       }
       if (o.is_comm()) o.peer = rank_map[size_t(o.peer)];
+      if (o.kind == OpKind::send) o.serial = o.serial || serial_;
       add(rank, o, after.data(), after.size());
     }
   }

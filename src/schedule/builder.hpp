@@ -37,7 +37,8 @@ class Builder {
   void limit(size_t max_ops) { limit_ = max_ops; }
   bool wants(int r) const { return only_ < 0 || only_ == r; }
 
-  // Sends added while this is on are serial (Op::serial: one at a time).
+  // Sends added while this is on (send, or append's) are serial (Op::serial:
+  // one at a time).
   void serial_sends(bool on) { serial_ = on; }
 
   using After = std::initializer_list<uint32_t>;

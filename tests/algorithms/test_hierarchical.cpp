@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "../support/collectives.hpp"
 #include "util/error.hpp"
 #include "algorithms/hierarchy.hpp"
 #include "algorithms/registry.hpp"
+#include "measure/profile.hpp"
+#include "model/profile_model.hpp"
 #include "model/machine_model.hpp"
 #include "plan/planner.hpp"
 #include "schedule/passes.hpp"
@@ -51,6 +54,7 @@ TEST(Hierarchical, ValidOnEveryLayout) {
               continue;
             }
             for (const char* algo : {"hierarchical", "hierarchical[pieces=3]", "hierarchical[slices=1]",
+                                     "hierarchical[shares=1]", "hierarchical[pieces=3,shares=1]",
                                      "hierarchical[direct=1]"}) {
               Schedule s = generate(algo, c, *g);
               ValidationReport rep = validate(s);
@@ -217,4 +221,74 @@ TEST(Hierarchical, EstimateFromPhasesIsCloseToTheSimulation) {
   }
   std::sort(errors.begin(), errors.end());
   EXPECT_LT(errors[errors.size() / 2], 0.05);  // median
+}
+
+namespace {
+// Bytes a schedule sends out of and into each subnet, and whether some pair
+// of ranks in different subnets sends both ways.
+struct Crossing {
+  std::vector<uint64_t> out, in;
+  bool both_ways = false;
+};
+Crossing crossing(const Schedule& s, const Topology& t) {
+  Crossing x;
+  x.out.assign(size_t(t.subnets()), 0);
+  x.in.assign(size_t(t.subnets()), 0);
+  std::set<std::pair<int, int>> pairs;
+  for (int r = 0; r < s.nranks(); ++r)
+    for (size_t i = 0; i < s.num_ops(r); ++i) {
+      const Op& o = s.op(r, i);
+      if (o.kind != OpKind::send || t.subnet_of(r) == t.subnet_of(o.peer)) continue;
+      x.out[size_t(t.subnet_of(r))] += o.len;
+      x.in[size_t(t.subnet_of(o.peer))] += o.len;
+      pairs.insert({r, o.peer});
+    }
+  for (auto& p : pairs) x.both_ways |= pairs.count({p.second, p.first}) > 0;
+  return x;
+}
+}  // namespace
+
+TEST(Hierarchical, SharesCrossEachUplinkAsTheClosedFormSays) {
+  // The emulated cluster as probed (testbed/netns/topologies/demo8.toml):
+  // A and B behind 100 Mbit/s uplinks, C behind 50. A share x costs a
+  // subnet (1 + (S-2)x) vectors each way: C owns nothing and carries one
+  // vector each way (the least any allreduce can), A and B own half each
+  // and carry 1.5. Three roles per subnet: no pair sends both ways.
+  Profile probed = load_profile(std::string(HETCOLL_SOURCE_DIR) + "/bench/results/netns/profile.json", false);
+  ModelPtr m = group_model(std::make_shared<ProfileModel>(probed, "profile:test"), {}, 11);
+  const Topology& t = *m->topology();
+  ASSERT_EQ(t.subnets(), 3);
+  const uint64_t M = 1 << 20;
+  for (int pieces : {1, 4, 16}) {
+    const Collective c = Collective::make(CollOp::allreduce, 11, M / 8, 0, 8);
+    const std::string spec = pieces > 1 ? cat("hierarchical[pieces=", pieces, ",shares=1]") : "hierarchical[shares=1]";
+    const Schedule s = generate(spec, c, *m);
+    ASSERT_TRUE(validate(s).ok) << spec;
+    const Crossing x = crossing(s, t);
+    int slow = 0;
+    for (int k = 1; k < 3; ++k)
+      if (x.out[size_t(k)] < x.out[size_t(slow)]) slow = k;
+    for (int k = 0; k < 3; ++k) {
+      const double want = k == slow ? 1.0 : 1.5;
+      EXPECT_NEAR(double(x.out[size_t(k)]) / double(M), want, 1e-4) << spec << " subnet " << k;
+      EXPECT_NEAR(double(x.in[size_t(k)]) / double(M), want, 1e-4) << spec << " subnet " << k;
+    }
+    EXPECT_EQ(t.subnet_of(8), slow) << "the 50 Mbit/s subnet (ranks 8-10) owns nothing";
+    EXPECT_FALSE(x.both_ways) << spec;
+  }
+  // Where it is priced: below the ring, whose pairs of subnets carry 4/3 of
+  // the vector, and below slices=1 (allreduces of slices across subnets).
+  const Collective c = Collective::make(CollOp::allreduce, 11, M / 8, 0, 8);
+  const double shares = simulate(generate("hierarchical[pieces=4,shares=1]", c, *m), *m).makespan;
+  EXPECT_LT(shares, 0.95 * simulate(generate("hierarchical[slices=1]", c, *m), *m).makespan);
+  EXPECT_LT(shares, 0.8 * simulate(generate("ring_allreduce", c, *m), *m).makespan);
+  // Alike uplinks: a third each, 4/3 of the vector each way (a ring's).
+  ModelPtr alike = parse_model("cluster:subnets=3+3+3,up_bw=12.5MB/s,up_latency=1ms");
+  const Crossing y = crossing(generate("hierarchical[pieces=2,shares=1]", Collective::make(CollOp::allreduce, 9, 3000, 0, 8), *alike),
+                              *alike->topology());
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(y.out[size_t(k)], 3000u * 8 * 4 / 3) << k;
+    EXPECT_EQ(y.in[size_t(k)], 3000u * 8 * 4 / 3) << k;
+  }
+  EXPECT_FALSE(y.both_ways);
 }

@@ -104,3 +104,29 @@ TEST(Builder, AppendOnASubGroupMapsRanksAndBuffers) {
   ASSERT_EQ(s.num_ops(1), 1u);
   EXPECT_EQ(s.op(1, 0).peer, 3);
 }
+
+TEST(Builder, SendsAppendedWhileSerialAreSerialAndKeepTheirOwn) {
+  // A sub-schedule with one serial send and one that is not, appended
+  // twice: with serial_sends off each keeps its own, with it on both are
+  // serial; receives never are.
+  Builder sub(Collective::make(CollOp::bcast, 3, 8), "sub");
+  sub.serial_sends(true);
+  sub.send(0, 1, {Buf::out, 0, 8});
+  sub.serial_sends(false);
+  sub.send(0, 2, {Buf::out, 0, 8});
+  sub.recv(1, 0, {Buf::out, 0, 8});
+  sub.recv(2, 0, {Buf::out, 0, 8});
+  Schedule small = sub.finish();
+  Builder b(Collective::make(CollOp::bcast, 3, 8), "big");
+  b.append(small, {0, 1, 2});
+  b.serial_sends(true);
+  b.append(small, {0, 1, 2});
+  b.serial_sends(false);
+  Schedule s = b.finish();
+  ASSERT_EQ(s.num_ops(0), 4u);
+  EXPECT_TRUE(s.op(0, 0).serial);
+  EXPECT_FALSE(s.op(0, 1).serial);
+  EXPECT_TRUE(s.op(0, 2).serial);
+  EXPECT_TRUE(s.op(0, 3).serial);
+  EXPECT_FALSE(s.op(1, 1).serial);
+}
