@@ -246,6 +246,29 @@ def test_bench_repeats_a_row_until_its_medians_are_known(tmp_path):
     assert proc.returncode != 0 and "--max-repeats" in proc.stderr
 
 
+def test_bench_times_a_native_decision_once_for_both_rows(tmp_path):
+    # Where hetcoll's decision is native its call is PMPI's: its row has the
+    # native row's times (timed_as), not a second timing that would differ
+    # by noise alone. Where it runs a schedule, both are timed.
+    out = tmp_path / "b.json"
+    proc = _mpi("hetcoll-bench", 2, "-o", str(out), "--ops", "bcast", "--sizes", "1k", "--repeats", "3",
+                "--target-ms", "1", HETCOLL_DISABLE="1")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["variant"]: r for r in json.loads(out.read_text())["rows"]}
+    h, n = rows["hetcoll"], rows["native"]
+    assert h.get("timed_as") == "native" and h["algorithm"] == "native" and "timed_as" not in n
+    assert h["times_s"] == n["times_s"] and len(h["times_s"]) >= 3
+    from hetcoll import report
+    s = report.summary_rows([r | {"ranks": 2} for r in rows.values()])[0]
+    assert s["ratio"] == 1.0 and s["timing"].endswith("native's call")
+    proc = _mpi("hetcoll-bench", 2, "-o", str(out), "--ops", "bcast", "--sizes", "1k", "--repeats", "3",
+                "--target-ms", "1", "--algorithms", "binomial_tree")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["variant"]: r for r in json.loads(out.read_text())["rows"]}
+    assert all("timed_as" not in r for r in rows.values())
+    assert rows["hetcoll"]["algorithm"] != "native" and rows["hetcoll"]["times_s"] != rows["native"]["times_s"]
+
+
 def _refused(broken: dict, field: str, schema: dict, tmp_path, run_cli) -> None:
     """The published schema and the reader both refuse this profile, the reader naming `field`."""
     jsonschema = pytest.importorskip("jsonschema")
