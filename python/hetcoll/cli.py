@@ -558,7 +558,7 @@ def _run_mpi(np, program, extra, what, env_set=None, env_drop=(), dry_run=False)
     return True
 
 
-def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None) -> None:
+def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None, candidates=None) -> None:
     from pathlib import Path
 
     from . import profile as prof
@@ -571,6 +571,8 @@ def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None) -> None:
     tune_args += ["--sizes", ",".join(str(b) for b in sizes)] if sizes else ["--max", str(max_bytes)]
     if ops:
         tune_args += ["--ops", ops]
+    if candidates:
+        tune_args += ["--candidates", str(candidates)]
     # The tuner sets the model itself and forces its candidates.
     _run_mpi(np, tune_args, extra, "tuning", env_drop=("HETCOLL_PROFILE", "HETCOLL_ALGO"))
 
@@ -624,7 +626,8 @@ def cmd_report(args) -> int:
 
 
 def cmd_tune(args) -> int:
-    _run_tune(args.np, args.profile, args.ops, _mpirun_args(args), args.max, args.repeats, args.sizes)
+    _run_tune(args.np, args.profile, args.ops, _mpirun_args(args), args.max, args.repeats, args.sizes,
+              args.candidates)
     print(f"hetcoll: measured decisions stored in {args.profile}; 'hetcoll profile show {args.profile}' lists them")
     return 0
 
@@ -880,7 +883,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     tu = sub.add_parser("tune", help="measured decisions: time native vs hetcoll's best candidates, store the winners "
                         "in the profile", description="Runs hetcoll-tune under mpirun on the job layout to tune for "
-                        "(one decision set per layout). Arguments after -- go to mpirun.")
+                        "(one decision set per layout; a run replaces the collectives and sizes it measures and keeps "
+                        "the others). Arguments after -- go to mpirun.")
     tu.add_argument("profile", help="a profile written by 'hetcoll probe' (updated in place)")
     tu.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), required=True)
     tu.add_argument("--ops", help="collectives, comma-separated (default: bcast reduce allreduce gather scatter "
@@ -889,6 +893,8 @@ def build_parser() -> argparse.ArgumentParser:
     tu.add_argument("--sizes", type=_size_list, help="these sizes per rank instead (e.g. 1k,64k): each decides the "
                     "size classes nearer to it than to the others")
     tu.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=7)
+    tu.add_argument("--candidates", type=_int_in(1, 64, "--candidates"),
+                    help="hetcoll's best predicted algorithms timed against native (default 3)")
     tu.set_defaults(func=cmd_tune, mpirun_args=[])
 
     pf = sub.add_parser("profile", help="a machine profile written by 'hetcoll probe'")

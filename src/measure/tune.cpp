@@ -16,7 +16,9 @@
 // median and minimum are both at least kNativeMargin below native's: a
 // difference the measurement cannot tell from noise (a better median from
 // the same best case) keeps the MPI's own collective. Every decision is
-// rank 0's, broadcast.
+// rank 0's, broadcast. Decisions accumulate in the profile: a run replaces
+// the (collective, size) pairs it measures for the job's layout and keeps
+// the others (the size classes recomputed over all of them).
 //
 //   mpirun -n K hetcoll-tune PROFILE [-o OUT] [--ops bcast,allreduce,...]
 //                            [--max 1M | --sizes 1k,64k] [--repeats 7] [--candidates 3]
@@ -133,6 +135,31 @@ Measure summarize(const std::vector<double>& v) {
 }
 
 }  // namespace
+
+// Size classes, per collective: each measured size decides the classes
+// nearer to it than to its neighbours; below the smallest down to 0 B; none
+// beyond the largest (the model decides there). Orders them by collective
+// (in order of first appearance), then size.
+void assign_size_classes(std::vector<TunedEntry>& entries) {
+  std::vector<std::string> order;
+  for (const TunedEntry& e : entries)
+    if (std::find(order.begin(), order.end(), e.op) == order.end()) order.push_back(e.op);
+  auto rank = [&](const std::string& op) { return std::find(order.begin(), order.end(), op) - order.begin(); };
+  std::stable_sort(entries.begin(), entries.end(), [&](const TunedEntry& a, const TunedEntry& b) {
+    return a.op != b.op ? rank(a.op) < rank(b.op) : a.bytes < b.bytes;
+  });
+  std::vector<TunedEntry> kept;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const bool first = i == 0 || entries[i - 1].op != entries[i].op;
+    const bool last = i + 1 == entries.size() || entries[i + 1].op != entries[i].op;
+    const int c = size_class(entries[i].bytes);
+    entries[i].class_lo = first ? 0 : (size_class(entries[i - 1].bytes) + c + 1) / 2;
+    entries[i].class_hi = last ? c + 1 : (c + size_class(entries[i + 1].bytes) + 1) / 2;
+  }
+  for (TunedEntry& e : entries)
+    if (e.class_hi > e.class_lo) kept.push_back(std::move(e));
+  entries = std::move(kept);
+}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -289,18 +316,8 @@ int main(int argc, char** argv) {
                        e.times.size() > 1 ? e.times[1].time.median * 1e6 : 0.0);
       }
     }
-    // Size classes: each measured size decides the classes nearer to it
-    // than to its neighbours; below the smallest down to 0 B; none beyond
-    // the largest (the model decides there).
-    if (g_rank == 0) {
-      for (size_t i = 0; i < entries.size(); ++i) {
-        const int c = size_class(entries[i].bytes);
-        entries[i].class_lo = i == 0 ? 0 : (size_class(entries[i - 1].bytes) + c + 1) / 2;
-        entries[i].class_hi = i + 1 == entries.size() ? c + 1 : (c + size_class(entries[i + 1].bytes) + 1) / 2;
-      }
-      for (TunedEntry& e : entries)
-        if (e.class_hi > e.class_lo) tuned.entries.push_back(std::move(e));
-    }
+    if (g_rank == 0)
+      for (TunedEntry& e : entries) tuned.entries.push_back(std::move(e));
   }
 
   int rc = 0;
@@ -311,6 +328,19 @@ int main(int argc, char** argv) {
       std::time_t now = std::time(nullptr);
       std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
       tuned.created = date;
+      // Decisions accumulate: what an earlier run measured for this layout
+      // stays, but for the (collective, size) pairs measured again now.
+      std::vector<TunedEntry> all;
+      for (const TunedLayout& t : p.tuned)
+        if (t.hosts == tuned.hosts)
+          for (const TunedEntry& old : t.entries)
+            if (std::none_of(tuned.entries.begin(), tuned.entries.end(),
+                             [&](const TunedEntry& e) { return e.op == old.op && e.bytes == old.bytes; }))
+              all.push_back(old);
+      const size_t kept = all.size();
+      for (TunedEntry& e : tuned.entries) all.push_back(std::move(e));
+      assign_size_classes(all);
+      tuned.entries = std::move(all);
       p.tuned.erase(std::remove_if(p.tuned.begin(), p.tuned.end(),
                                    [&](const TunedLayout& t) { return t.hosts == tuned.hosts; }),
                     p.tuned.end());
@@ -327,9 +357,10 @@ int main(int argc, char** argv) {
       if (std::rename(tmp.c_str(), opt.out.c_str()) != 0) throw std::runtime_error("cannot replace " + opt.out);
       int native_wins = 0;
       for (const TunedEntry& e : tuned.entries) native_wins += e.winner == "native";
-      std::printf("hetcoll-tune: %zu measured decisions for %d ranks on %s (native won %d) in %.1f s; wrote %s\n",
-                  tuned.entries.size(), g_size, opt.profile.c_str(), native_wins, MPI_Wtime() - start,
-                  opt.out.c_str());
+      std::printf("hetcoll-tune: %zu measured decisions for %d ranks on %s (native won %d%s) in %.1f s; wrote %s\n",
+                  tuned.entries.size(), g_size, opt.profile.c_str(), native_wins,
+                  kept ? (", " + std::to_string(kept) + " kept from an earlier run").c_str() : "",
+                  MPI_Wtime() - start, opt.out.c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "hetcoll-tune: %s\n", e.what());
       rc = 1;

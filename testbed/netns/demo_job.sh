@@ -22,6 +22,14 @@ step "2/5 subnets and ring the probe found"
 "$hetcoll" ring "$out/profile.json"
 step "3/5 tune: native against hetcoll's best candidates, the winners stored in the profile"
 "$hetcoll" tune --np "$np" "$out/profile.json" --ops "$ops" --sizes "${HC_DEMO_TUNE_SIZES:-8,1k,64k}" --repeats 3
+# Larger sizes the model decides — but for alltoall, whose best schedule
+# (every block straight to its destination) sends what a native alltoall
+# sends: which of the two is faster only a measurement can tell. Added to
+# the decisions above (a tune run keeps what it does not measure again).
+if [[ ",$ops," == *,alltoall,* && -n ${HC_DEMO_TUNE_LARGE-1M} ]]; then
+  "$hetcoll" tune --np "$np" "$out/profile.json" --ops alltoall --sizes "${HC_DEMO_TUNE_LARGE-1M}" --repeats 3 \
+    --candidates 1
+fi
 step "4/5 bench: hetcoll against native $(mpirun --version 2>/dev/null | head -1), $ops at $sizes"
 "$hetcoll" bench --np "$np" --profile "$out/profile.json" --ops "$ops" --sizes "$sizes" --repeats "$repeats" \
   --max-repeats "${HC_DEMO_MAX_REPEATS:-15}" --target-ms 30 -o "$out/bench.json" --csv "$out/bench.csv"

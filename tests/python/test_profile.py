@@ -212,6 +212,43 @@ def test_tune_stores_measured_decisions_the_mpi_layer_follows(local_profile, tmp
     assert proc.returncode == 0 and " 0 failures" in proc.stdout, proc.stderr[-2000:]
 
 
+def test_tune_keeps_what_an_earlier_run_measured(local_profile, tmp_path):
+    # A second run measures one more size of one collective and again one of
+    # the first run's: the first run's other decisions stay, the re-measured
+    # one is replaced, and the size classes follow all of them (each size
+    # decides the classes nearer to it than to its neighbours).
+    _needs_mpi()
+    tuned = tmp_path / "tuned.json"
+    tuned.write_text(local_profile.read_text())
+    import sys
+
+    def tune(ops, sizes):
+        proc = subprocess.run([sys.executable, "-m", "hetcoll", "tune", str(tuned), "--np", "2", "--ops", ops,
+                               "--sizes", sizes, "--repeats", "1", "--candidates", "1", "--",
+                               "--mca", "btl", "self,vader,tcp"], capture_output=True, text=True, env=_env(),
+                              timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        (layout,) = json.loads(tuned.read_text())["tuned"]
+        return proc.stdout + proc.stderr, layout["entries"]
+
+    _, first = tune("bcast,allreduce", "8,1k")
+    out, second = tune("allreduce", "1k,64k")
+    assert "3 kept from an earlier run" in out, out
+    key = lambda e: (e["op"], e["bytes"])
+    assert [key(e) for e in second] == [("bcast", 8), ("bcast", 1024), ("allreduce", 8), ("allreduce", 1024),
+                                        ("allreduce", 65536)]
+    was = {key(e): e for e in first}
+    assert second[0] == was[("bcast", 8)] and second[1] == was[("bcast", 1024)]
+    assert second[2]["times"] == was[("allreduce", 8)]["times"]
+    assert second[3]["times"] != was[("allreduce", 1024)]["times"]  # measured again
+    for op in ("bcast", "allreduce"):
+        es = [e for e in second if e["op"] == op]
+        assert es[0]["class_lo"] == 0
+        for a, b in zip(es, es[1:]):
+            assert a["class_hi"] == b["class_lo"] and a["class_lo"] < a["class_hi"]
+        assert _core.size_class(es[-1]["bytes"]) + 1 == es[-1]["class_hi"]
+
+
 def test_bench_times_specs_whose_parameters_hold_commas(tmp_path):
     # --algorithms splits at the commas between specs, not inside a spec's
     # brackets; each forced spec runs as given and names what ran.
