@@ -246,6 +246,30 @@ TEST(ExecutorHubAllreduce, EverySettingMatchesTheReference) {
       }
 }
 
+// hierarchical allreduce by shares (each subnet owns a share sized to its
+// uplink) with real data, on machines with several subnets, subnets of one
+// host and hosts of several ranks, every rank building only its own
+// program, as the MPI layer runs it and in place.
+TEST(ExecutorHierarchicalShares, RealDataMatchesTheReference) {
+  const Algorithm& a = find_algorithm("hierarchical");
+  size_t cases = 0;
+  for (const char* spec : {"cluster:subnets=3+2+2", "cluster:subnets=3+3+2,ranks=2,layout=round",
+                           "cluster:subnets=1+4+2,ranks=2", "cluster:subnets=2+2"}) {
+    auto model = parse_model(spec);
+    const int p = model->ranks();
+    for (uint64_t bytes : {8, 1000, 8192, 100000})
+      for (int variant : {0, 2}) {
+        const Collective c = make_test_collective(CollOp::allreduce, p, 0, bytes, variant);
+        for (const char* algo : {"hierarchical[shares=1]", "hierarchical[pieces=3,shares=1]"}) {
+          for (bool optimized : {false, true}) run_case(algo, c, *model, optimized, optimized ? 1 : 64);
+          run_in_place(a, c, *model, algo);
+          ++cases;
+        }
+      }
+  }
+  EXPECT_EQ(cases, 64u);
+}
+
 TEST(Executor, OneRankProgramsEqualTheFullSchedule) {
   auto model = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
   for (auto& a : registry())
