@@ -13,6 +13,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 out=${HC_DEMO_OUT:-results/demo}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)  # absolute: the cluster's job runs elsewhere
 echo
 echo "== The tour: Bruck's tables, trees, plans and predictions (figures in $out)"
 .venv/bin/hetcoll demo --out "$out"
@@ -34,12 +35,12 @@ if [[ -z ${HC_DEMO_LOCAL:-} ]] && why=$(python3 testbed/netns/cluster.py check 2
   python3 testbed/netns/cluster.py show testbed/netns/topologies/demo8.toml
   HC_DEMO_TITLE="hetcoll on an emulated cluster: 8 hosts, 3 subnets, 11 ranks" \
     python3 testbed/netns/cluster.py run testbed/netns/topologies/demo8.toml -- \
-    testbed/netns/demo_job.sh "$PWD/$out/cluster"
+    testbed/netns/demo_job.sh "$out/cluster"
   report=$out/cluster/report/index.html
 else
   echo
   echo "== No emulated cluster here (${why:-HC_DEMO_LOCAL is set}): the same job on 4 local ranks"
-  HC_DEMO_NP=4 HC_DEMO_TITLE="hetcoll on 4 local ranks" testbed/netns/demo_job.sh "$PWD/$out/local"
+  HC_DEMO_NP=4 HC_DEMO_TITLE="hetcoll on 4 local ranks" testbed/netns/demo_job.sh "$out/local"
   report=$out/local/report/index.html
   echo
   echo "== hetcoll against every SimGrid built-in algorithm on three simulated subnets (testbed/smpi)"
@@ -47,4 +48,4 @@ else
     --sizes 65536,1048576 --out "$out/smpi" --summary | sed -n '1,12p'
 fi
 echo
-echo "The report: $PWD/$report"
+echo "The report: $report"
