@@ -243,8 +243,8 @@ ShareRoles share_roles(const MachineModel& m, const Levels& L) {
     if (r.share[a] > 0) {
       r.own[a] = g[std::min<size_t>(1, last)];
       r.down[a] = g[std::min<size_t>(2, last)];
-    } else {
-      r.own[a] = g[std::min<size_t>(1, last)];
+    } else {  // owns nothing: up and down only
+      r.own[a] = g[0];
       r.down[a] = g[std::min<size_t>(1, last)];
     }
   }
@@ -1303,7 +1303,8 @@ bool distinct(const Collective& c, const MachineModel& m) {
   return (c.op != CollOp::scan && c.op != CollOp::exscan) || consecutive(L);
 }
 
-// Vectors of 64 KiB and more also in 2 … 16 pieces.
+// Vectors of 64 KiB and more also in 2 … 16 pieces; allreduce also by
+// slices and, across several subnets, by shares (1, 4, 8, 16 pieces).
 std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
   if ((c.op != CollOp::bcast && c.op != CollOp::reduce && c.op != CollOp::allreduce) ||
       c.count * c.elem_size < (uint64_t(64) << 10))
