@@ -134,8 +134,6 @@ Measure summarize(const std::vector<double>& v) {
   return {s.min, s.median};
 }
 
-}  // namespace
-
 // Size classes, per collective: each measured size decides the classes
 // nearer to it than to its neighbours; below the smallest down to 0 B; none
 // beyond the largest (the model decides there). Orders them by collective
@@ -160,6 +158,8 @@ void assign_size_classes(std::vector<TunedEntry>& entries) {
     if (e.class_hi > e.class_lo) kept.push_back(std::move(e));
   entries = std::move(kept);
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
