@@ -6,7 +6,8 @@
  *   HETCOLL_SUCCESS         hetcoll ran it;
  *   HETCOLL_UNSUPPORTED     hetcoll does not handle this call (an
  *                           intercommunicator, a user-defined operation,
- *                           HETCOLL_DISABLE): nothing was done, the caller
+ *                           HETCOLL_DISABLE, ranks of the communicator
+ *                           configured differently): nothing was done, the caller
  *                           may run the MPI function instead — that is what
  *                           libhetcoll_mpi.so's MPI_* functions do;
  *   HETCOLL_BAD_ARGUMENT    an invalid argument (MPI_DATATYPE_NULL, a
@@ -50,7 +51,14 @@ enum hetcoll_status {
  * overrides ("bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect"); "" (or
  * NULL) restores the default / clears them. Everything is checked here —
  * names, parameters and their values: HETCOLL_BAD_ARGUMENT keeps the old
- * setting. Call with the same argument on every rank. */
+ * setting. Collective over MPI_COMM_WORLD once MPI is initialized: call
+ * it on every rank, at the same point of the program, with the same
+ * argument — the ranks then compare their configurations, and where they
+ * differ (another argument, another file content, a refused argument on
+ * some ranks) every communicator runs the native collectives and world
+ * rank 0 says which setting differs between which ranks. Not while
+ * another thread of the process is in a collective. Before MPI_Init it
+ * only sets the model; each communicator is compared when first used. */
 int hetcoll_set_model(const char* spec);
 int hetcoll_set_algorithm(const char* rules);
 

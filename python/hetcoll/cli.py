@@ -729,10 +729,13 @@ def cmd_config(args) -> int:
     for st in settings:
         where = "set" if st["from_env"] else "default"
         value = st["value"] if st["value"] != "" else "(empty)"
-        print(f"  {st['name']:<22} = {value}   [{where}]")
+        alike = ", alike on every rank" if st["agreed"] else ""
+        print(f"  {st['name']:<22} = {value}   [{where}{alike}]")
         print(f"  {'':<22}   {st['meaning']}")
         if st["problem"]:
             print(f"  {'':<22}   ! {st['problem']}")
+    print("'alike on every rank': the setting changes decisions; where the ranks of a communicator have it\n"
+          "differently (or the files it names differ), that communicator runs the native collectives")
     for name, suggestion in unknown:
         hint = f" (did you mean {suggestion}?)" if suggestion else ""
         sys.stderr.write(f"hetcoll: warning: unknown variable {name}{hint}: nothing reads it\n")

@@ -107,6 +107,7 @@ NB_MODULE(_core, m) {
       d["name"] = s.name;
       d["default"] = s.default_value;
       d["meaning"] = s.meaning;
+      d["agreed"] = s.agreed;
       d["value"] = v.value;
       d["from_env"] = v.from_env;
       d["problem"] = v.problem;

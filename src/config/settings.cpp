@@ -14,16 +14,19 @@ const std::vector<Setting>& settings() {
       {"HETCOLL_PROFILE", "hockney:alpha=3us,beta=0.1ns,gamma=0.1ns,overlap=0",
        "the machine model: a profile written by 'hetcoll probe' (ranks mapped to its hosts by name; measured "
        "decisions of 'hetcoll tune' included), a spec (see 'hetcoll models') or a JSON model file; the default is "
-       "fitted to shared memory (3 us per message, 10 GB/s, receives keep the CPU busy)"},
+       "fitted to shared memory (3 us per message, 10 GB/s, receives keep the CPU busy)",
+       true},
       {"HETCOLL_ALGO", "",
-       "algorithm overrides, e.g. 'bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect' (the grammar in the README)"},
+       "algorithm overrides, e.g. 'bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect' (the grammar in the README)",
+       true},
       {"HETCOLL_TABLE", "",
        "a decision table written by 'hetcoll plan --table' for this model: first calls of the classes it covers "
-       "cost a lookup instead of planning"},
-      {"HETCOLL_DEBUG", "", "'explain': one line on stderr per new decision and per fallback to the native MPI"},
-      {"HETCOLL_DISABLE", "0", "'1': every collective goes to the native MPI"},
+       "cost a lookup instead of planning",
+       true},
+      {"HETCOLL_DEBUG", "", "'explain': one line on stderr per new decision and per fallback to the native MPI", false},
+      {"HETCOLL_DISABLE", "0", "'1': every collective goes to the native MPI", true},
       {"HETCOLL_HANG_TIMEOUT", "120",
-       "seconds a collective may wait before hetcoll reports on stderr what it is waiting for (0: never)"},
+       "seconds a collective may wait before hetcoll reports on stderr what it is waiting for (0: never)", false},
   };
   return table;
 }

@@ -1,5 +1,5 @@
-// Every HETCOLL_* environment variable, declared once — its name, default
-// and meaning. The MPI layer reads its configuration through here,
+// Every HETCOLL_* environment variable, declared once — its name, default,
+// meaning and whether every rank must have it alike. The MPI layer reads its configuration through here,
 // `hetcoll config` lists these with the values in effect, and any other
 // HETCOLL_* variable in the environment is reported as unknown with the
 // nearest known name (a misspelling would otherwise be silently ignored).
@@ -13,6 +13,12 @@ struct Setting {
   const char* name;
   const char* default_value;
   const char* meaning;
+  // It changes what hetcoll decides, so every rank of a communicator must
+  // have it alike: its effective value is part of the configuration
+  // fingerprint the ranks compare when a communicator is set up
+  // (config/agreement.hpp); where they differ, the communicator runs the
+  // native collectives.
+  bool agreed;
 };
 const std::vector<Setting>& settings();
 

@@ -4,8 +4,10 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "config/settings.hpp"
+#include "exec/mpi_transport.hpp"
 #include "interpose/runtime.hpp"
 #include "interpose/runtime_config.hpp"
 
@@ -41,6 +43,24 @@ int configure(F&& f) noexcept {
     return HETCOLL_BAD_ARGUMENT;
   }
 }
+// hetcoll_set_model / hetcoll_set_algorithm: the change (or its refusal),
+// then, whatever happened on this rank, the comparison on MPI_COMM_WORLD
+// that every rank takes part in.
+template <class F>
+int reconfigure(const char* what, F&& f) noexcept {
+  const int status = configure(std::forward<F>(f));
+  try {
+    agree_on_world(what);
+  } catch (const std::exception& e) {
+    const auto* mpi = dynamic_cast<const hetcoll::MpiError*>(&e);
+    t_api_last = true;
+    t_api.status = mpi ? Status::mpi_error : Status::internal;
+    t_api.mpi_code = mpi ? mpi->code() : MPI_ERR_INTERN;
+    t_api.message = std::string(what) + ": comparing the ranks' configurations: " + e.what();
+    return int(t_api.status);
+  }
+  return status;
+}
 }  // namespace
 
 extern "C" {
@@ -51,11 +71,11 @@ extern "C" {
 #undef HETCOLL_COLLECTIVE
 
 int hetcoll_set_model(const char* spec) {
-  return configure([&] { set_model(spec ? spec : ""); });
+  return reconfigure("hetcoll_set_model", [&] { set_model(spec ? spec : ""); });
 }
 
 int hetcoll_set_algorithm(const char* rules) {
-  return configure([&] { set_overrides(rules ? rules : ""); });
+  return reconfigure("hetcoll_set_algorithm", [&] { set_overrides(rules ? rules : ""); });
 }
 
 int hetcoll_last_algorithm(MPI_Comm comm, char* buf, int len) {

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <numeric>
 
+#include "config/agreement.hpp"
+#include "interpose/runtime_config.hpp"
 #include "interpose/watchdog.hpp"
 #include "model/profile_model.hpp"
 #include "util/error.hpp"
@@ -41,6 +43,107 @@ struct StateMemo {
   uint64_t freed = 0;
 };
 HETCOLL_TLS StateMemo t_memo;
+
+// What each rank tells the others when a communicator is set up: its host
+// (for profiles: model ranks are hosts) and its configuration's digest.
+struct Announcement {
+  uint64_t host;
+  uint64_t config;
+};
+static_assert(sizeof(Announcement) == 16, "16 bytes a rank");
+
+// Parts a rank sends when the digests differ: at most this many bytes each
+// (a fingerprint's text is a few hundred), and not at all where the
+// communicator is so large that rank 0 would gather more than
+// kMaxGatheredBytes — then the line names the groups of ranks alone.
+constexpr int kMaxPartsBytes = 2048;
+constexpr uint64_t kMaxGatheredBytes = uint64_t(1) << 28;
+// The line every rank keeps (rank 0 makes it and sends it to all).
+constexpr int kLineBytes = 2048;
+
+// The communicator as messages name it: "MPI_COMM_WORLD (3 ranks)".
+std::string comm_label(MPI_Comm comm, int size) {
+  char name[MPI_MAX_OBJECT_NAME] = {0};
+  int len = 0;
+  if (PMPI_Comm_get_name(comm, name, &len) != MPI_SUCCESS || len <= 0) len = 0;
+  return cat(len ? std::string(name, size_t(len)) : std::string("a communicator"), " (", size,
+             size == 1 ? " rank)" : " ranks)");
+}
+
+// The ranks' digests differ: rank 0 gathers their parts, says which
+// setting differs between which ranks, and sends that line to everyone.
+std::string describe_differences(const CommState& st, MPI_Comm comm, const std::vector<Announcement>& all,
+                                 const Fingerprint& mine) {
+  const int p = st.info.size, me = st.info.rank;
+  bool identity = true;
+  for (int r = 0; r < p; ++r) identity &= st.world_ranks[size_t(r)] == r;
+  const std::vector<int> world = identity ? std::vector<int>{} : st.world_ranks;
+  std::string what;
+  if (uint64_t(p) * kMaxPartsBytes <= kMaxGatheredBytes) {
+    std::string text = mine.encode();
+    if (text.size() > size_t(kMaxPartsBytes)) text.resize(size_t(kMaxPartsBytes));
+    int len = int(text.size());
+    std::vector<int> lens(me == 0 ? size_t(p) : 0), displs(lens.size());
+    check_mpi(PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, st.dup), "MPI_Gather");
+    int total = 0;
+    for (size_t r = 0; r < lens.size(); ++r) {
+      displs[r] = total;
+      total += lens[r];
+    }
+    std::vector<char> texts(size_t(total) + 1);
+    check_mpi(PMPI_Gatherv(text.data(), len, MPI_CHAR, texts.data(), lens.data(), displs.data(), MPI_CHAR, 0, st.dup),
+              "MPI_Gatherv");
+    if (me == 0) {
+      std::vector<Fingerprint> by_rank;
+      for (int r = 0; r < p; ++r)
+        by_rank.push_back(Fingerprint::decode(std::string_view(texts.data() + displs[size_t(r)], size_t(lens[size_t(r)]))));
+      what = describe_disagreement(by_rank, world);
+    }
+  }
+  if (me == 0 && what.empty()) {
+    // Too many ranks to gather their parts: the groups of equal digests.
+    std::vector<std::pair<uint64_t, std::vector<int>>> groups;
+    for (int r = 0; r < p; ++r) {
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == all[size_t(r)].config; });
+      if (g == groups.end()) {
+        groups.push_back({all[size_t(r)].config, {}});
+        g = groups.end() - 1;
+      }
+      g->second.push_back(r);
+    }
+    what = "the HETCOLL_* settings, the files they name or the hetcoll version differ between";
+    for (size_t i = 0; i < groups.size() && i < 4; ++i) what += (i ? " | ranks " : " ranks ") + rank_ranges(groups[i].second);
+    if (groups.size() > 4) what += cat(" | and ", groups.size() - 4, " other groups");
+  }
+  char line[kLineBytes] = {0};
+  if (me == 0) {
+    const std::string full = cat("the ranks of ", comm_label(comm, p),
+                                 " are configured differently, so it runs the native MPI's collectives: ", what);
+    std::snprintf(line, sizeof line, "%s", full.c_str());
+    say_once(line, true);
+  }
+  check_mpi(PMPI_Bcast(line, kLineBytes, MPI_CHAR, 0, st.dup), "MPI_Bcast");
+  line[kLineBytes - 1] = 0;
+  return line;
+}
+
+// Every rank's host key and configuration digest, on the state's
+// duplicate; the verdict ("" or what differs). The host keys are kept when
+// the state is new (they do not change after).
+std::string agree(CommState& st, MPI_Comm comm, bool keep_hosts) {
+  const Fingerprint mine = fingerprint();
+  const Announcement me{ProfileModel::host_key(st.host_name), mine.digest()};
+  std::vector<Announcement> all(size_t(st.info.size));
+  check_mpi(PMPI_Allgather(&me, int(sizeof me), MPI_BYTE, all.data(), int(sizeof me), MPI_BYTE, st.dup),
+            "MPI_Allgather");
+  if (keep_hosts) {
+    st.host_keys.resize(all.size());
+    for (size_t r = 0; r < all.size(); ++r) st.host_keys[r] = all[r].host;
+  }
+  bool same = true;
+  for (const Announcement& a : all) same &= a.config == all[0].config;
+  return same ? std::string() : describe_differences(st, comm, all, mine);
+}
 }  // namespace
 
 CommState* find_state(MPI_Comm comm) {
@@ -98,15 +201,25 @@ CommState& create_state(MPI_Comm comm) {
   // Errors on the duplicate come back to hetcoll, which raises them on the
   // user's communicator under the handler in effect there at that time.
   check_mpi(PMPI_Comm_set_errhandler(st->dup, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  check_mpi(PMPI_Comm_rank(comm, &st->info.rank), "MPI_Comm_rank");
+  st->info.size = size;
   {
-    // Every rank's host, 8 bytes a rank (for profiles: model ranks are hosts).
     char host[MPI_MAX_PROCESSOR_NAME + 1] = {0};
     int hlen = 0;
     if (PMPI_Get_processor_name(host, &hlen) != MPI_SUCCESS || hlen < 0) hlen = 0;
     st->host_name.assign(host, size_t(std::min(hlen, int(MPI_MAX_PROCESSOR_NAME))));
-    const uint64_t mine = ProfileModel::host_key(st->host_name);
-    st->host_keys.resize(size_t(size));
-    check_mpi(PMPI_Allgather(&mine, 8, MPI_BYTE, st->host_keys.data(), 8, MPI_BYTE, st->dup), "MPI_Allgather");
+  }
+  // Configurations compared (HETCOLL_DISABLE takes part): as of this epoch.
+  st->agreement_epoch = config().agreement_epoch.load(std::memory_order_acquire);
+  st->disagreement = agree(*st, comm, true);
+  if (st->disagreement.empty() && config().disabled) {
+    // Every rank is disabled, for good (the environment does not change):
+    // the duplicate goes back to the MPI library.
+    PMPI_Comm_free(&st->dup);
+    st->dup = MPI_COMM_NULL;
+    st->native_only = "HETCOLL_DISABLE is set";
+    check_mpi(PMPI_Comm_set_attr(comm, keyval(), st.get()), "MPI_Comm_set_attr");
+    return *st.release();
   }
   st->info = MpiTransport::query(st->dup);
   st->transport = std::make_unique<MpiTransport>(st->dup, st->info);
@@ -118,5 +231,7 @@ CommState& create_state(MPI_Comm comm) {
   check_mpi(PMPI_Comm_set_attr(comm, keyval(), st.get()), "MPI_Comm_set_attr");
   return *st.release();
 }
+
+std::string compare_configurations(CommState& st, MPI_Comm comm) { return agree(st, comm, false); }
 
 }  // namespace hetcoll::mpi

@@ -30,12 +30,20 @@ struct Compiled {
 };
 
 struct CommState {
-  // Why hetcoll leaves this communicator to the native MPI ("": it does
-  // not): it has processes of another MPI_COMM_WORLD (spawned or connected:
-  // a model and its decisions describe one job), or no duplicate could be
-  // made (the MPI library's communicators are used up). The same on every
-  // rank of the communicator.
+  // Why hetcoll leaves this communicator to the native MPI for good ("":
+  // it does not): it has processes of another MPI_COMM_WORLD (spawned or
+  // connected: a model and its decisions describe one job), no duplicate
+  // could be made (the MPI library's communicators are used up), or
+  // HETCOLL_DISABLE is set on every rank. The same on every rank of the
+  // communicator.
   std::string native_only;
+  // The ranks' configurations (config/agreement.hpp), compared when the
+  // state was made: "" when they agree, else the line that says which
+  // setting differs between which ranks — then the native MPI runs its
+  // collectives, on every rank alike. A later comparison on MPI_COMM_WORLD
+  // (after hetcoll_set_*: Config::agreement_epoch) replaces the verdict.
+  std::string disagreement;
+  uint64_t agreement_epoch = 0;
   MPI_Comm dup = MPI_COMM_NULL;
   MpiTransport::CommInfo info;
   std::string name;              // for messages: the communicator's name and this rank
@@ -70,9 +78,15 @@ struct CommState {
 
 // The state of `comm`, or nullptr if hetcoll has not used it yet.
 CommState* find_state(MPI_Comm comm);
-// Creates it: collective over `comm` (MPI_Comm_dup), so every rank of the
-// call gets here in the same call — every reason to decline comes earlier
-// and is the same on every rank.
+// Creates it: collective over `comm` (MPI_Comm_dup, then one allgather of
+// each rank's host key and configuration digest on the duplicate), so every
+// rank of the call gets here in the same call — every reason to decline
+// comes earlier and is the same on every rank, whatever its configuration
+// (HETCOLL_DISABLE included).
 CommState& create_state(MPI_Comm comm);
+// Compares the ranks' configurations again on the state's duplicate
+// (collective over `comm`, the communicator the state belongs to): "" when
+// they agree, else what differs (its rank 0 has said it).
+std::string compare_configurations(CommState& st, MPI_Comm comm);
 
 }  // namespace hetcoll::mpi

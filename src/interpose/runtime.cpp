@@ -183,19 +183,41 @@ void report_configuration() {
   done.store(true, std::memory_order_release);
 }
 
+// The communicator's verdict: "" when hetcoll runs its collectives, else
+// why the native MPI does (the same on every rank of it).
+const std::string* native_reason(CommState& st, Config& cfg) {
+  if (!st.native_only.empty()) return &st.native_only;
+  const uint64_t epoch = cfg.agreement_epoch.load(std::memory_order_acquire);
+  if (st.agreement_epoch != epoch) {  // compared again on MPI_COMM_WORLD since (hetcoll_set_*)
+    std::lock_guard<std::mutex> lock(cfg.mu);
+    st.disagreement = cfg.world_disagreement;
+    st.agreement_epoch = cfg.agreement_epoch.load(std::memory_order_relaxed);
+  }
+  return st.disagreement.empty() ? nullptr : &st.disagreement;
+}
+
 Status execute_call(const Call& call) {
   forget_layouts();
   Config& cfg = config();
   report_configuration();
-  if (cfg.disabled) {  // without an exception: every call takes this path
-    static const std::string kDisabled = "HETCOLL_DISABLE is set";
-    t_decline = &kDisabled;
-    return Status::unsupported;
-  }
   if (call.comm == MPI_COMM_NULL) throw UserError(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
-  // A communicator with state is an intracommunicator hetcoll has used.
+  // A communicator with state is an intracommunicator hetcoll has set up:
+  // its ranks compared their configurations then. A rank with
+  // HETCOLL_DISABLE takes part in that too (the others cannot know it is
+  // disabled), and on every call after it takes the native path without
+  // an exception.
   CommState* known = find_state(call.comm);
-  if (!known) {
+  if (known) {
+    if (const std::string* why = native_reason(*known, cfg)) {
+      if (!known->last.empty()) {  // hetcoll ran an earlier call: this one it does not
+        std::unique_lock<std::mutex> lock(known->mu, std::defer_lock);
+        if (known->multiple) lock.lock();
+        known->last.clear();
+      }
+      t_decline = why;
+      return Status::unsupported;
+    }
+  } else {
     int inter = 0;
     check_mpi(PMPI_Comm_test_inter(call.comm, &inter), "MPI_Comm_test_inter");
     if (inter) throw Decline{"an intercommunicator"};
@@ -218,7 +240,15 @@ Status execute_call(const Call& call) {
   static const std::string kNew = "a communicator hetcoll is setting up (MPI_Comm_dup)";
   WatchedCall watch(mpi_name(call.coll), known ? &known->name : &kNew, false);
   CommState& st = known ? *known : create_state(call.comm);
-  if (!st.native_only.empty()) throw Decline{st.native_only};
+  // A disabled rank gets no further: either every rank is disabled
+  // (native_only) or the configurations differ (disagreement).
+  if (!known) {
+    if (const std::string* why = native_reason(st, cfg)) {
+      if (why == &st.native_only && !cfg.disabled) say_once(cat(mpi_name(call.coll), ": ", *why, " → native MPI"));
+      t_decline = why;
+      return Status::unsupported;
+    }
+  }
   const int p = st.info.size, rank = st.info.rank;
   if (p > kMaxRanks || (call.coll == CollOp::alltoallv && p > kMaxDenseRanks))
     throw Decline{cat("a group of ", p, " ranks (schedules describe at most ",
@@ -323,6 +353,34 @@ Status run(const Call& call) noexcept {
 }
 
 const LastError& last_error() noexcept { return t_last; }
+
+void agree_on_world(const char* what) {
+  int initialized = 0, finalized = 0;
+  if (PMPI_Initialized(&initialized) != MPI_SUCCESS || !initialized) return;
+  if (PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized) return;
+  Config& cfg = config();
+  CommState* st = find_state(MPI_COMM_WORLD);
+  // Every rank disabled, for good: nothing to agree on (all ranks know it).
+  if (st && !st->native_only.empty()) return;
+  static const std::string kWhere = "MPI_COMM_WORLD (the call is collective over it: every rank makes it)";
+  WatchedCall watch(what, &kWhere, false);
+  int world = 0;
+  check_mpi(PMPI_Comm_size(MPI_COMM_WORLD, &world), "MPI_Comm_size");
+  check_profile_fits(world);
+  std::string verdict;
+  if (!st) {
+    st = &create_state(MPI_COMM_WORLD);  // compares as it is made
+    if (!st->native_only.empty()) return;  // disabled everywhere
+    verdict = st->disagreement;
+  } else {
+    verdict = compare_configurations(*st, MPI_COMM_WORLD);
+  }
+  // Each communicator takes the verdict at its next call (native_reason),
+  // on the thread that makes it.
+  std::lock_guard<std::mutex> lock(cfg.mu);
+  cfg.world_disagreement = verdict;
+  cfg.agreement_epoch.fetch_add(1, std::memory_order_acq_rel);
+}
 
 std::string last_decision(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL) return "";

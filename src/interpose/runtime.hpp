@@ -26,4 +26,11 @@ Status run(const Call& call) noexcept;
 // The algorithm of the last collective hetcoll ran on `comm` ("" if none).
 std::string last_decision(MPI_Comm comm);
 
+// After the C API changed the model or the overrides: the ranks compare
+// their configurations on MPI_COMM_WORLD (collective over it; nothing
+// before MPI_Init or after MPI_Finalize), and the verdict holds for every
+// communicator hetcoll set up before. Throws MpiError when the comparison
+// fails. `what` names the C API call (for hang reports).
+void agree_on_world(const char* what);
+
 }  // namespace hetcoll::mpi

@@ -12,6 +12,7 @@
 
 #include "config/settings.hpp"
 #include "util/error.hpp"
+#include "util/hash.hpp"
 
 namespace hetcoll::mpi {
 
@@ -23,6 +24,10 @@ std::optional<bool> yes_no(std::string v) {
   if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
   if (v.empty() || v == "0" || v == "false" || v == "no" || v == "off") return false;
   return std::nullopt;
+}
+
+std::string default_source(const Config& c, const std::string& why = "") {
+  return cat(c.default_model, " (the default", why.empty() ? "" : ": " + why, ")");
 }
 }  // namespace
 
@@ -54,11 +59,14 @@ Config& config() {
     }
     c->default_model = setting_default("HETCOLL_PROFILE");
     ModelPtr model = parse_model(c->default_model);
+    c->model_source = default_source(*c);
     if (prof.from_env && !prof.value.empty()) {
       try {
         model = load_model(prof.value);
+        c->model_source = prof.value;
       } catch (const std::exception& e) {
         c->problems.push_back(cat("HETCOLL_PROFILE ignored (", e.what(), "); using ", c->default_model));
+        c->model_source = default_source(*c, cat(prof.value, " did not load"));
       }
     }
     Overrides overrides;
@@ -76,6 +84,7 @@ Config& config() {
     if (!table.value.empty()) {
       try {
         c->table = std::make_shared<const DecisionTable>(load_decision_table(table.value));
+        c->table_digest = fnv1a(c->table->to_json().dump());
         const std::string why = table_mismatch(*c->table, *model, overrides.rules().size());
         if (!why.empty()) c->problems.push_back(cat("HETCOLL_TABLE not used: ", why));
       } catch (const std::exception& e) {
@@ -103,6 +112,7 @@ void set_model(const std::string& spec) {
     throw InputError(cat("the model describes ", m->ranks(), " ranks, the job has ", world));
   std::lock_guard<std::mutex> lock(c.mu);
   c.planner = std::make_shared<Planner>(m, c.planner->overrides(), c.table);
+  c.model_source = spec.empty() ? default_source(c) : spec;
   c.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -131,7 +141,39 @@ void check_profile_fits(int world_size) {
                          c.default_model);
   if (c.reported.insert(note).second) say(note);
   c.planner = std::make_shared<Planner>(parse_model(c.default_model), c.planner->overrides(), c.table);
+  c.model_source = default_source(c, cat(c.model_source, " describes ", ranks, " ranks"));
   c.generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+Fingerprint fingerprint() {
+  Config& c = config();
+  std::lock_guard<std::mutex> lock(c.mu);
+  const uint64_t gen = c.generation.load(std::memory_order_acquire);
+  if (c.fingerprint_generation == gen) return c.fingerprint;
+  Fingerprint f;
+  f.parts.push_back({"the hetcoll version", fnv1a(version()), version()});
+  for (const Setting& s : settings()) {
+    if (!s.agreed) continue;
+    const std::string name = s.name;
+    if (name == "HETCOLL_PROFILE") {
+      f.parts.push_back({name, c.planner->model().content_digest(), c.model_source});
+    } else if (name == "HETCOLL_ALGO") {
+      const std::string rules = c.planner->overrides().str();
+      f.parts.push_back({name, fnv1a(rules), rules.empty() ? "none" : rules});
+    } else if (name == "HETCOLL_TABLE") {
+      // In effect only when the planner took its entries (table_mismatch).
+      const bool used = c.table && c.planner->preloaded() > 0;
+      f.parts.push_back({name, used ? c.table_digest : 0, used ? setting(s.name).value : std::string("none")});
+    } else if (name == "HETCOLL_DISABLE") {
+      f.parts.push_back({name, uint64_t(c.disabled), c.disabled ? "1" : "0"});
+    } else {
+      // The settings table marks a setting `agreed` that nothing here folds in.
+      throw std::logic_error(cat("the configuration fingerprint has no part for ", name));
+    }
+  }
+  c.fingerprint = f;
+  c.fingerprint_generation = gen;
+  return f;
 }
 
 void say(const std::string& line) { std::fprintf(stderr, "hetcoll: %s\n", line.c_str()); }

@@ -1,8 +1,11 @@
 // The MPI layer's configuration, read once from the HETCOLL_* settings
-// (config/settings.hpp) and the same on every rank: the planner (model and
-// overrides), explain, disable, the hang timeout. The C API may replace the
-// model and the overrides while the program runs (the generation tells the
-// communicators their compiled schedules are stale).
+// (config/settings.hpp): the planner (model and overrides), explain,
+// disable, the hang timeout. The C API may replace the model and the
+// overrides while the program runs (the generation tells the communicators
+// their compiled schedules are stale). Nothing makes it the same on every
+// rank — a node's environment or its copy of a file may differ — so what
+// decides is summed up in a fingerprint (config/agreement.hpp) that the
+// ranks of each communicator compare (comm_state.cpp).
 #pragma once
 #include <atomic>
 #include <memory>
@@ -10,6 +13,7 @@
 #include <set>
 #include <string>
 
+#include "config/agreement.hpp"
 #include "plan/planner.hpp"
 
 namespace hetcoll::mpi {
@@ -25,6 +29,21 @@ struct Config {
   // describe (made when first needed; reset with the overrides).
   std::shared_ptr<Planner> fallback;
   std::shared_ptr<const DecisionTable> table;  // HETCOLL_TABLE, when it loaded
+  uint64_t table_digest = 0;                    // of its content
+  // Where the planner's model came from, as a message names it (the
+  // HETCOLL_PROFILE value, a hetcoll_set_model argument, the default and why).
+  std::string model_source;
+  // Agreement after the C API changed the configuration: each
+  // hetcoll_set_model / hetcoll_set_algorithm compares the ranks'
+  // fingerprints on MPI_COMM_WORLD (they are collective over it) and bumps
+  // the epoch; the verdict ("" or what differs) holds for every
+  // communicator set up before it (CommState::agreement_epoch).
+  std::atomic<uint64_t> agreement_epoch{0};
+  std::string world_disagreement;
+  // The fingerprint of the configuration as of `generation` (every change
+  // of what it holds bumps the generation): made once, not per communicator.
+  Fingerprint fingerprint;
+  uint64_t fingerprint_generation = 0;
   std::vector<std::string> problems;  // configuration refused: reported once, on world rank 0
   std::set<std::string> reported;     // messages already printed (explain)
   std::atomic<uint64_t> generation{1};
@@ -34,8 +53,13 @@ Config& config();
 // The planner in effect (model and overrides, consistent with each other).
 std::shared_ptr<Planner> current_planner();
 
+// Everything this rank's decisions depend on, by content: one part per
+// setting marked `agreed` in the settings table, and the version.
+Fingerprint fingerprint();
+
 // The C API: replace the model / the overrides ("" restores the default /
 // clears them). Throw InputError on bad input, keeping the old setting.
+// (hetcoll_set_* then compares the ranks' configurations: runtime.hpp.)
 void set_model(const std::string& spec);
 void set_overrides(const std::string& rules);
 // The default model's planner (with the overrides and table in effect).

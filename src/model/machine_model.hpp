@@ -101,6 +101,10 @@ class MachineModel {
   virtual TopologyPtr topology() const { return nullptr; }
 
   virtual json::Value to_json() const = 0;
+  // A digest of everything the model says (not of where it was read from):
+  // two models with the same digest price every schedule alike. By default
+  // FNV-1a of to_json(); a profile's is that of its file's text.
+  virtual uint64_t content_digest() const;
 
   // Bruck's λ seen by a message of this size from src to dst: the time until
   // the data is usable, in units of the sender's busy time.

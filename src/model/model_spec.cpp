@@ -18,6 +18,7 @@
 #include "measure/profile.hpp"
 #include "model/units.hpp"
 #include "util/error.hpp"
+#include "util/hash.hpp"
 
 namespace hetcoll {
 
@@ -27,6 +28,8 @@ double MachineModel::postal_lambda(uint64_t bytes, int src, int dst) const {
   double lam = c.total() / c.send;
   return lam < 1.0 ? 1.0 : lam;
 }
+
+uint64_t MachineModel::content_digest() const { return fnv1a(to_json().dump()); }
 
 std::string model_spec_help() {
   return "postal:lambda=L[,t0=T]          (L >= 1, or a table 0:1.2;512:1.8;16k:1.05)\n"

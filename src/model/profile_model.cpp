@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "util/error.hpp"
+#include "util/hash.hpp"
 
 namespace hetcoll {
 
@@ -172,18 +173,15 @@ std::shared_ptr<ProfileModel> ProfileModel::from_text(const std::string& text, c
   }
   // The identity: the path and a digest of the text (a re-probed file is
   // another model, for decision caches and tables).
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  const uint64_t h = fnv1a(text);
   char digest[17];
   std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(h));
-  return std::make_shared<ProfileModel>(p, cat("profile:", path, "@", digest));
+  auto m = std::make_shared<ProfileModel>(p, cat("profile:", path, "@", digest));
+  m->text_digest_ = h;
+  return m;
 }
 
-uint64_t ProfileModel::host_key(const std::string& name) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
+uint64_t ProfileModel::host_key(const std::string& name) { return fnv1a(name); }
 
 const TunedEntry* ProfileModel::measured(const std::string& op, const std::vector<int>& hosts_of_ranks,
                                          int size_class) const {
@@ -239,6 +237,8 @@ double ProfileModel::reduce_time(int host, uint64_t bytes) const {
 double ProfileModel::copy_time(int host, uint64_t bytes) const {
   return hosts_.at(size_t(host)).copy * double(bytes);
 }
+
+uint64_t ProfileModel::content_digest() const { return text_digest_ ? text_digest_ : fnv1a(spec_); }
 
 json::Value ProfileModel::to_json() const {
   json::Value v = json::Value::object();

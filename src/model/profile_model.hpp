@@ -95,6 +95,9 @@ class ProfileModel : public MachineModel {
   uint64_t eager_bytes() const override { return topo_ && topo_->hosts() > 1 ? kEagerBytes : 0; }
   static constexpr uint64_t kEagerBytes = 65536;
   json::Value to_json() const override;
+  // The digest of the text the profile was read from (its spec's "@digest"):
+  // the same file content gives the same digest wherever it lies.
+  uint64_t content_digest() const override;
   TopologyPtr topology() const override { return topo_; }
 
   // The index of the host of this name, or -1.
@@ -136,6 +139,7 @@ class ProfileModel : public MachineModel {
   bool receives_use_cpu_ = false;
   std::vector<TunedLayout> tuned_;
   std::string spec_;
+  uint64_t text_digest_ = 0;  // from_text: FNV-1a of the file's text
 };
 
 }  // namespace hetcoll

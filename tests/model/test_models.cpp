@@ -5,6 +5,7 @@
 #include "model/hockney_model.hpp"
 #include "model/machine_model.hpp"
 #include "model/postal_model.hpp"
+#include "model/profile_model.hpp"
 #include "model/units.hpp"
 #include "util/error.hpp"
 
@@ -136,4 +137,22 @@ TEST(HockneyModel, OverlapZeroPutsReceivesOnTheCpu) {
   EXPECT_TRUE(model_from_json(m->to_json())->receive_uses_cpu());
   EXPECT_THROW(parse_model("hockney:alpha=1us,beta=1ns,overlap=2"), InputError);
   EXPECT_THROW(parse_model("hockney:alpha=1us,beta=1ns,overlap=yes"), InputError);
+}
+
+TEST(ContentDigest, ByContentNotByPathOrSpelling) {
+  // The same Hockney model as a spec, spelt otherwise, and as a JSON file's
+  // content; the same numbers to the last bit (2000 x 1 ns is not 2 us in
+  // binary: another model, if only just).
+  const uint64_t d = parse_model("hockney:alpha=2us,beta=1ns")->content_digest();
+  EXPECT_EQ(parse_model("hockney:beta=1e-9,alpha=2e-6")->content_digest(), d);
+  EXPECT_NE(parse_model("hockney:alpha=2000ns,beta=1ns")->content_digest(), d);
+  EXPECT_EQ(model_from_json(json::parse(R"({"model": "hockney", "alpha": 2e-6, "beta": 1e-9})"))->content_digest(), d);
+  EXPECT_NE(parse_model("hockney:alpha=2us,beta=1ns,gamma=0.1ns")->content_digest(), d);
+  EXPECT_NE(parse_model("postal:lambda=1")->content_digest(), parse_model("postal:lambda=10")->content_digest());
+  // A profile: its text, wherever it lies; one byte more is another model.
+  const std::string text = read_model_file(HETCOLL_SOURCE_DIR "/tests/python/data/smpi_two_subnets.json");
+  const uint64_t p = ProfileModel::from_text(text, "/a/profile.json")->content_digest();
+  EXPECT_EQ(ProfileModel::from_text(text, "/b/elsewhere.json")->content_digest(), p);
+  EXPECT_NE(ProfileModel::from_text(text + " ", "/a/profile.json")->content_digest(), p);
+  EXPECT_NE(p, d);
 }
