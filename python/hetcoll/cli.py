@@ -523,6 +523,7 @@ def cmd_probe(args) -> int:
         probe_args.append("--sequential")
     if args.no_lambda:
         probe_args.append("--no-lambda")
+    _check_program(probe_args)
     extra = _mpirun_args(args)
     if not _run_mpi(args.np, probe_args, extra, "the probe", dry_run=args.dry_run):
         return 0
@@ -538,6 +539,16 @@ def _mpirun_args(args) -> list:
     """What followed '--' on the command line: arguments for mpirun."""
     extra = list(getattr(args, "mpirun_args", None) or [])
     return extra[1:] if extra and extra[0] == "--" else extra
+
+
+def _check_program(program) -> None:
+    """PROGRAM --check, alone (no mpirun): the MPI program checks its own
+    arguments and the files it would read and write, with the rules it runs
+    by, and says what is wrong in one line — before anything is launched."""
+    proc = subprocess.run(list(program) + ["--check"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+        raise CliError(lines[-1] if lines else f"{program[0]} --check failed (exit {proc.returncode})")
 
 
 def _run_mpi(np, program, extra, what, env_set=None, env_drop=(), dry_run=False) -> bool:
@@ -573,6 +584,7 @@ def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None, candidate
         tune_args += ["--ops", ops]
     if candidates:
         tune_args += ["--candidates", str(candidates)]
+    _check_program(tune_args)
     # The tuner sets the model itself and forces its candidates.
     _run_mpi(np, tune_args, extra, "tuning", env_drop=("HETCOLL_PROFILE", "HETCOLL_ALGO"))
 
@@ -602,7 +614,10 @@ def cmd_bench(args) -> int:
         bench_args += ["--algorithms", args.algorithms]
     if args.no_native:
         bench_args.append("--no-native")
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    for out in (args.output, args.csv):
+        if out:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+    _check_program(bench_args)
     env_set = {"HETCOLL_PROFILE": str(Path(args.profile).resolve())} if args.profile else None
     if not _run_mpi(args.np, bench_args, _mpirun_args(args), "the benchmark", env_set, ("HETCOLL_ALGO",),
                     args.dry_run):
@@ -1013,6 +1028,10 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         sys.stderr.close()
         return 0
+    except OSError as e:  # a path the user gave: missing, a directory, not writable
+        where = f" '{e.filename}'" if e.filename else ""
+        sys.stderr.write(f"hetcoll: error: {e.strerror or e}{where}\n")
+        return 2
     except KeyboardInterrupt:
         return 130
     except (InternalError, _core.ScheduleError) as e:

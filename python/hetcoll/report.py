@@ -32,20 +32,42 @@ from . import profile as prof
 from .profile import format_time
 
 
+# A row's times (seconds): each null or a number in [0, a day] — not NaN,
+# not infinite, not a time no collective takes.
+_TIME_KEYS = ("min_s", "median_s", "predicted_s", "sync_median_s", "alone_median_s", "barrier_s")
+_MAX_SECONDS = 86400.0
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _check_row(r: dict, path: str, i: int) -> None:
+    if not isinstance(r, dict) or not {"op", "bytes", "variant"} <= set(r):
+        raise ValueError(f"{path}: row {i} lacks op, bytes or variant")
+    if not isinstance(r["bytes"], int) or isinstance(r["bytes"], bool) or r["bytes"] < 0:
+        raise ValueError(f"{path}: row {i}: 'bytes' must be a whole number of bytes")
+    times = [(k, r.get(k)) for k in _TIME_KEYS] + [(f"times_s[{j}]", t) for j, t in enumerate(r.get("times_s") or [])]
+    for key, v in times:
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= _MAX_SECONDS:
+            raise ValueError(f"{path}: row {i}: '{key}' = {v!r} is not a time from 0 to {_MAX_SECONDS:g} s")
+
+
 def load_results(paths: list[str]) -> tuple[list[dict], list[dict]]:
     """(rows, metadata per file); rows carry their file's ranks and hosts."""
     rows, meta = [], []
     for path in paths:
         try:
             with open(path) as f:
-                doc = json.load(f)
-        except (OSError, json.JSONDecodeError) as e:
+                doc = json.load(f, parse_constant=_no_constant)
+        except (OSError, ValueError) as e:
             raise ValueError(f"{path}: not a hetcoll bench result ({e})") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list) or "ranks" not in doc:
             raise ValueError(f"{path}: not a hetcoll bench result (no 'rows' and 'ranks')")
-        for r in doc["rows"]:
-            if not isinstance(r, dict) or not {"op", "bytes", "variant"} <= set(r):
-                raise ValueError(f"{path}: a row lacks op, bytes or variant")
+        for i, r in enumerate(doc["rows"]):
+            _check_row(r, str(path), i)
             rows.append(dict(r, ranks=doc["ranks"], source=str(path)))
         meta.append({k: doc.get(k) for k in ("tool", "created", "ranks", "hosts", "model", "procedure", "repeats",
                                               "note")} | {"path": str(path)})
@@ -344,9 +366,11 @@ def _img(path: Path, alt: str) -> str:
 
 def build(results: list[str], profile_path: str, out_dir: str, title: str | None = None) -> Path:
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    rows, meta = load_results(results)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"-o {out_dir}: a file is there; the report is a directory (index.html and its figures)")
+    rows, meta = load_results(results)  # everything read and checked before anything is written
     p = prof.load(profile_path)
+    out.mkdir(parents=True, exist_ok=True)
     figs: list[tuple[str, Path, str]] = []
     f = out / "time_vs_size.png"
     if plot_time_vs_size(rows, f):

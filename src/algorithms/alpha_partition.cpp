@@ -38,7 +38,7 @@ Schedule generate_alpha_partition(const GenContext& ctx) {
     tree = alpha_partition_tree(n, alpha);
     name += "[alpha=" + ctx.params.at("alpha") + "]";
   } else if (n >= 2) {
-    tree = alpha_partition_tree(n, postal::AlphaTable(ctx.model.postal_lambda(m), uint64_t(n)));
+    tree = alpha_partition_tree(n, postal::AlphaTable(shaping_lambda(ctx.model, m, n), uint64_t(n)));
   } else {
     tree = binomial_tree(n);
   }

@@ -28,6 +28,13 @@
 namespace hetcoll {
 
 namespace {
+// The model's λ as the rounds are built with it: at most kMaxLambda (a slow
+// receiver's λ can be far beyond; the rounds stay valid, the prediction is
+// the simulator's).
+double model_lambda(const MachineModel& m, uint64_t bytes) { return std::min(m.postal_lambda(bytes), kMaxLambda); }
+}  // namespace
+
+namespace {
 
 enum class Variant { Auto, DelayReceive, DelaySend };
 
@@ -98,7 +105,7 @@ Schedule generate_variant(const GenContext& ctx, Variant v, const char* name) {
     L = param_int(ctx, "L", 1);
   } else {
     double lambda = ctx.params.count("lambda") ? param_real(ctx, "lambda", 1.0)
-                                               : ctx.model.postal_lambda(ctx.coll.count * ctx.coll.elem_size);
+                                               : model_lambda(ctx.model, ctx.coll.count * ctx.coll.elem_size);
     L = rounds_lambda(v, lambda);
   }
   return bks_schedule(ctx, cat(name, "[L=", L, "]"), L);
@@ -112,7 +119,7 @@ Schedule generate_send(const GenContext& ctx) { return generate_variant(ctx, Var
 
 // For an integer λ both variants are the automatic one.
 bool fractional_lambda(const Collective& c, const MachineModel& m) {
-  double lam = m.postal_lambda(c.count * c.elem_size);
+  double lam = model_lambda(m, c.count * c.elem_size);
   return std::fabs(lam - std::round(lam)) > postal::kEps;
 }
 

@@ -1,9 +1,11 @@
 #include "algorithms/common.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include "algorithms/primitives.hpp"
+#include "model/postal_model.hpp"
 
 namespace hetcoll {
 
@@ -49,6 +51,10 @@ std::vector<Slice> reduce_along_tree(Builder& b, const Tree& tree, int root, uin
   return work;
 }
 
+double shaping_lambda(const MachineModel& m, uint64_t bytes, int p) {
+  return std::min({m.postal_lambda(bytes), std::max(1.0, double(p)), kMaxLambda});
+}
+
 uint64_t best_segment(const MachineModel& m, uint64_t bytes, uint32_t elem, int hops, bool combine) {
   if (bytes == 0 || hops <= 0) return std::max<uint64_t>(bytes, elem);
   auto cost = [&](uint64_t s) {
@@ -74,8 +80,10 @@ uint64_t best_segment(const MachineModel& m, uint64_t bytes, uint32_t elem, int 
   }
   uint64_t best = bytes;
   double best_t = cost(bytes);
+  const uint64_t least = (bytes + kMaxSegments - 1) / kMaxSegments;
   for (uint64_t s : cands) {
-    s = std::max<uint64_t>(elem, s / elem * elem);
+    s = std::max<uint64_t>({elem, least, s}) / elem * elem;
+    if (s < elem) s = elem;
     double t = cost(s);
     if (t < best_t - 1e-15 * best_t) {
       best_t = t;

@@ -51,7 +51,7 @@ namespace {
 Schedule generate_lambda_tree(const GenContext& ctx) {
   const uint64_t m = ctx.coll.count * ctx.coll.elem_size;
   double lambda = ctx.params.count("lambda") ? param_real(ctx, "lambda", 1.0)
-                                             : ctx.model.postal_lambda(m);
+                                             : shaping_lambda(ctx.model, m, ctx.coll.nranks);
   Builder b = make_builder(ctx, "lambda_tree", false);
   b.reserve(2 * size_t(ctx.coll.nranks), size_t(ctx.coll.nranks));
   tree_bcast(b, Group::all(ctx.coll.nranks), lambda_tree(ctx.coll.nranks, lambda), ctx.coll.root, {Buf::out, 0, m});

@@ -67,9 +67,14 @@ uint64_t N(double lambda, double t) {
 }
 
 double T(double lambda, uint64_t n) {
-  check_lambda(lambda);
+  if (!(lambda >= 1.0) || !std::isfinite(lambda)) check_lambda(lambda);
   if (n == 0) throw InputError("n must be at least 1");
   if (n == 1) return 0.0;
+  // Beyond n - 2 the root's sends reach everybody first: N(t) = t - λ + 2
+  // on [λ, 2λ), so T = λ + n - 2 — for any λ, even past what the lattice
+  // below is built for.
+  if (lambda > double(n) - 2) return lambda + double(n) - 2;
+  check_lambda(lambda);
   std::vector<double> times = lattice(lambda, upper_bound_T(lambda, n));
   size_t lo = 0, hi = times.size() - 1;  // N(times[hi]) >= n
   while (lo < hi) {

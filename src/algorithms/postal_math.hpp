@@ -23,7 +23,8 @@ constexpr uint64_t kSaturate = uint64_t(1) << 62;  // N saturates here
 
 // N_λ(t) by the recursion itself (memoised over the lattice t - a - bλ).
 uint64_t N(double lambda, double t);
-// T_λ(n), searching the lattice with N above.
+// T_λ(n), searching the lattice with N above; λ + n - 2 when λ > n - 2
+// (any λ: the root alone reaches everybody first).
 double T(double lambda, uint64_t n);
 
 double gamma(double lambda);

@@ -124,6 +124,8 @@ ExecProgram compile(const Schedule& s, int rank, int tag_limit, int send_ports, 
           fuse_input_copy(p.ops, s, rank, c))
         ++p.fused_copies;
     }
+  for (const ExecOp& o : p.ops)
+    if (o.kind == OpKind::send || o.kind == OpKind::recv) p.peers = std::max(p.peers, o.peer + 1);
   // Tags: per peer, the sequence number of each message in program order.
   p.tag.assign(n, 0);
   std::unordered_map<int, uint32_t> sent, received;
@@ -147,6 +149,8 @@ void Transport::recv(void* buf, size_t bytes, int peer, int tag) {
   std::vector<Request> done;
   while (done.empty()) wait_some(done);
 }
+
+uint32_t recv_window(const ExecProgram& p) { return std::max<uint32_t>(256, 2 * p.send_ports); }
 
 void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t, ExecScratch& x) {
   const size_t n = p.ops.size();
@@ -178,6 +182,34 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
     x.in_flight[k] = i;
     ++outstanding;
   };
+  // Receives, at most `window` per peer posted at a time (executor.hpp).
+  const uint32_t window = recv_window(p);
+  x.recvs_out.assign(size_t(p.peers), 0);
+  x.last_posted.assign(size_t(p.peers), 0);
+  if (x.held.size() < size_t(p.peers)) x.held.resize(size_t(p.peers));
+  for (int q = 0; q < p.peers; ++q) x.held[size_t(q)].clear();
+  auto post_recv = [&](uint32_t i) {
+    const ExecOp& o = p.ops[i];
+    const size_t q = size_t(o.peer);
+    if (x.recvs_out[q] >= window && i + 1 > x.last_posted[q]) {
+      x.held[q].push_back(i);
+      std::push_heap(x.held[q].begin(), x.held[q].end(), std::greater<uint32_t>());
+      return;
+    }
+    ++x.recvs_out[q];
+    x.last_posted[q] = std::max(x.last_posted[q], i + 1);
+    track(t.irecv(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
+  };
+  auto recv_done = [&](uint32_t i) {
+    const size_t q = size_t(p.ops[i].peer);
+    --x.recvs_out[q];
+    if (!x.held[q].empty() && x.recvs_out[q] < window) {
+      std::pop_heap(x.held[q].begin(), x.held[q].end(), std::greater<uint32_t>());
+      const uint32_t next = x.held[q].back();
+      x.held[q].pop_back();
+      post_recv(next);
+    }
+  };
 
   // The send port: the next send in program order leaves once it is posted
   // and a port is free. Alone (nothing else in flight or ready), it is a
@@ -201,10 +233,7 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
   // Receives without dependencies go first — unless one op is all there is
   // to do, which the loop below runs as a blocking call.
   if (p.initial_recvs.size() + p.initially_ready.size() > 1) {
-    for (uint32_t i : p.initial_recvs) {
-      const ExecOp& o = p.ops[i];
-      track(t.irecv(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
-    }
+    for (uint32_t i : p.initial_recvs) post_recv(i);
   } else if (!p.initial_recvs.empty()) {
     x.ready.push_back(p.initial_recvs.front());
   }
@@ -227,7 +256,7 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
             t.recv(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]);
             complete(i);
           } else {
-            track(t.irecv(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
+            post_recv(i);
           }
           break;
         case OpKind::copy: {
@@ -274,6 +303,7 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
       x.in_flight[req] = UINT32_MAX;
       --outstanding;
       if (p.ops[i].kind == OpKind::send) --sends_out;
+      if (p.ops[i].kind == OpKind::recv) recv_done(i);
       complete(i);
     }
     start_sends();

@@ -8,7 +8,13 @@
 // a NIC the model gave to one of them. The validator proves this order
 // cannot deadlock even when every send waits for its receive. Receives
 // without dependencies are posted first thing, so messages find their
-// buffers. Copies and reductions run at once; sends and
+// buffers — at most recv_window() of them per peer at a time, the earliest
+// in program order (a pipeline of 10^5 segments would otherwise give every
+// completion a wait over 10^5 requests: time in the square of the count).
+// A sender has at most send_ports messages in flight and sends to one peer
+// in the order that peer receives, so a window of at least send_ports
+// receives never holds back one a sender waits on; a receive earlier in
+// program order than one already posted is always posted. Copies and reductions run at once; sends and
 // receives become transport requests. The k-th message between two ranks in
 // one direction carries tag k (mod the tag limit): posting out of order
 // cannot mismatch messages, and the transport's in-order matching keeps
@@ -70,7 +76,11 @@ struct ExecProgram {
   uint32_t send_ports = 1;              // sends in flight at once
   std::vector<uint32_t> initial_recvs;    // receives without dependencies: posted first
   std::vector<uint32_t> initially_ready;  // the other ops without dependencies
+  int peers = 0;                          // 1 + the largest peer of a send or receive
 };
+
+// Receives from one peer posted and not yet completed, at most (see above).
+uint32_t recv_window(const ExecProgram& p);
 
 // send_ports: the model's send_ports(). fuse: fold input copies into
 // reductions (see above).
@@ -81,6 +91,11 @@ struct ExecScratch {
   std::vector<uint32_t> remaining, ready, in_flight;
   std::vector<uint8_t> send_posted;  // per op: its dependencies are done
   std::vector<Transport::Request> done;
+  // Per peer: receives posted and not completed, the latest posted (op
+  // index + 1; 0: none), and the ready ones held back (a min-heap of op
+  // indices: program order, which is the order of their tags).
+  std::vector<uint32_t> recvs_out, last_posted;
+  std::vector<std::vector<uint32_t>> held;
 };
 
 // Runs a compiled program. The transport must number requests

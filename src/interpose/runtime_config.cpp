@@ -139,7 +139,9 @@ void check_profile_fits(int world_size) {
   if (ranks == 0 || ranks == world_size || c.planner->model().maps_hosts()) return;
   std::string note = cat("HETCOLL_PROFILE describes ", ranks, " ranks, the job has ", world_size, "; using ",
                          c.default_model);
-  if (c.reported.insert(note).second) say(note);
+  int world_rank = 0;  // said once, by world rank 0 (every rank finds the same)
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  if (c.reported.insert(note).second && world_rank == 0) say(note);
   c.planner = std::make_shared<Planner>(parse_model(c.default_model), c.planner->overrides(), c.table);
   c.model_source = default_source(c, cat(c.model_source, " describes ", ranks, " ranks"));
   c.generation.fetch_add(1, std::memory_order_acq_rel);

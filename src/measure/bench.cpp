@@ -110,9 +110,10 @@ Options parse_args(int argc, char** argv) {
                     "                     [--algorithms A,B,...] [--repeats 7] [--max-repeats N] [--target-ms 5]\n"
                     "                     [--model SPEC|PROFILE] [--no-native] [--no-progress]\n"
                     "--max-repeats: beyond --repeats, repeat a row (up to N, within 20 s) while some variant's\n"
-                    "median is not known to within 5 %% (its distribution-free 95 %% confidence interval)\n");
-      MPI_Finalize();
-      std::exit(0);
+                    "median is not known to within 5 %% (its distribution-free 95 %% confidence interval)\n"
+                    "--check: check the arguments and the output files, run nothing\n");
+      program::done();
+    } else if (a == "--check") {
     } else fail("unknown argument '" + a + "' (--help lists them)");
   }
   o.max_repeats = std::max(o.max_repeats, o.repeats);
@@ -190,8 +191,21 @@ void progress_line(size_t done, size_t total, const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   program::name() = "hetcoll-bench";
+  if (program::checking(argc, argv)) {
+    const Options o = parse_args(argc, argv);
+    if (!o.out.empty()) program::check_writable(o.out, "-o");
+    if (!o.csv.empty()) program::check_writable(o.csv, "--csv");
+    if (!o.model.empty()) {
+      try {
+        load_model(o.model);
+      } catch (const std::exception& e) {
+        fail(std::string("--model: ") + e.what());
+      }
+    }
+    return 0;
+  }
+  MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   const Options opt = parse_args(argc, argv);

@@ -1,9 +1,12 @@
-// Arguments of the measuring MPI programs (hetcoll-tune, hetcoll-bench):
-// sizes with a k/M suffix and comma-separated lists, checked once here.
+// Arguments of the measuring MPI programs (hetcoll-tune, hetcoll-bench,
+// hetcoll-probe): sizes with a k/M suffix and comma-separated lists,
+// checked once here.
 // Every rank parses its own copy; a bad argument ends the job on every rank
 // alike (fail: rank 0 says why).
 #pragma once
 #include <mpi.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -19,12 +22,48 @@ inline const char*& name() {
   return n;
 }
 
+// Ends the program with exit code 2 and one line. Before MPI_Init (a
+// --check run) it needs no MPI.
 [[noreturn]] inline void fail(const std::string& msg) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int initialized = 0, rank = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) std::fprintf(stderr, "%s: %s\n", name(), msg.c_str());
-  MPI_Finalize();
+  if (initialized) MPI_Finalize();
   std::exit(2);
+}
+
+// Ends the program with exit code 0 (after --help), with or without MPI.
+[[noreturn]] inline void done() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) MPI_Finalize();
+  std::exit(0);
+}
+
+// --check among the arguments: the program checks them — and the files it
+// would read and write — without MPI, then exits (0, or 2 with one line).
+// The command line runs it before it launches anything, so that a bad
+// argument is one line, not an mpirun abort after minutes of measuring.
+inline bool checking(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--check") return true;
+  return false;
+}
+
+// That `path` can be written (an existing regular file that is writable,
+// or a new name in an existing writable directory), without touching it.
+inline void check_writable(const std::string& path, const std::string& what) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail(what + " '" + path + "' is a directory: name a file");
+    if (::access(path.c_str(), W_OK) != 0) fail(what + " '" + path + "' is not writable");
+    return;
+  }
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) fail(what + " '" + path + "': no directory '" + dir + "'");
+  if (::access(dir.c_str(), W_OK) != 0) fail(what + " '" + path + "': the directory '" + dir + "' is not writable");
 }
 
 // "64k", "1M", "4096" (bytes, B optional) → bytes, whole doubles (a

@@ -95,9 +95,9 @@ Options parse_args(int argc, char** argv) {
     else if (a == "-h" || a == "--help") {
       if (g_rank == 0)
         std::printf("usage: hetcoll-tune PROFILE [-o OUT] [--ops bcast,allreduce,...] [--max 1M] [--repeats 7] "
-                    "[--candidates 3] [--sizes 1k,64k] [--no-progress]\n");
-      MPI_Finalize();
-      std::exit(0);
+                    "[--candidates 3] [--sizes 1k,64k] [--no-progress] [--check]\n");
+      program::done();
+    } else if (a == "--check") {
     } else if (!a.empty() && a[0] == '-') fail("unknown argument '" + a + "' (--help lists them)");
     else if (o.profile.empty()) o.profile = a;
     else fail("one profile, please ('" + a + "' is a second)");
@@ -162,8 +162,18 @@ void assign_size_classes(std::vector<TunedEntry>& entries) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   program::name() = "hetcoll-tune";
+  if (program::checking(argc, argv)) {
+    const Options o = parse_args(argc, argv);
+    try {
+      ProfileModel::load(o.profile);
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+    program::check_writable(o.out, "-o");
+    return 0;
+  }
+  MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   const Options opt = parse_args(argc, argv);

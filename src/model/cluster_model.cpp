@@ -30,6 +30,7 @@ ClusterModel::ClusterModel(ClusterParams p, std::string spec) : p_(std::move(p))
   }
   for (int r = 0; r < H * R; ++r) t->host_of_rank.push_back(p_.round ? r % H : r / R);
   t->check();
+  t->settle();
   topo_ = t;
 }
 

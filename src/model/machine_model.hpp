@@ -143,8 +143,10 @@ ModelPtr load_model(const std::string& spec_or_path);
 // Model files larger than this are refused before they are read (a
 // mistaken path, /dev/zero): no model is that large.
 constexpr uint64_t kMaxModelFileBytes = uint64_t(64) << 20;
-// The text of a model file, bounded by kMaxModelFileBytes. Throws InputError.
-std::string read_model_file(const std::string& path);
+// The text of a model file (or of another input file: `kind` names it in
+// errors — "decision table"), bounded by kMaxModelFileBytes. Throws
+// InputError naming the file.
+std::string read_model_file(const std::string& path, const char* kind = "model file");
 
 // The forms parse_model accepts, one per line (for error messages and --help).
 std::string model_spec_help();

@@ -242,13 +242,13 @@ ModelPtr model_from_json(const json::Value& v) {
   throw InputError(cat("unknown model kind '", kind, "' (postal, hockney, loggp, heterogeneous)"));
 }
 
-std::string read_model_file(const std::string& path) {
+std::string read_model_file(const std::string& path, const char* kind) {
   // A FIFO would block, a device never end: model files are regular files.
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) throw InputError(cat("cannot read '", path, "'"));
-  if (!S_ISREG(st.st_mode)) throw InputError(cat("'", path, "' is not a regular file: not a model file"));
+  if (!S_ISREG(st.st_mode)) throw InputError(cat("'", path, "' is not a regular file: not a ", kind));
   if (uint64_t(st.st_size) > kMaxModelFileBytes)
-    throw InputError(cat("'", path, "' is larger than ", kMaxModelFileBytes >> 20, " MiB: not a model file"));
+    throw InputError(cat("'", path, "' is larger than ", kMaxModelFileBytes >> 20, " MiB: not a ", kind));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(cat("cannot read '", path, "'"));
   std::string text;
@@ -256,7 +256,7 @@ std::string read_model_file(const std::string& path) {
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, size_t(in.gcount()));
     if (text.size() > kMaxModelFileBytes)
-      throw InputError(cat("'", path, "' is larger than ", kMaxModelFileBytes >> 20, " MiB: not a model file"));
+      throw InputError(cat("'", path, "' is larger than ", kMaxModelFileBytes >> 20, " MiB: not a ", kind));
   }
   return text;
 }
@@ -266,7 +266,11 @@ namespace {
 ModelPtr model_file(const std::string& path) {
   const std::string text = read_model_file(path);
   if (looks_like_profile(text)) return ProfileModel::from_text(text, path);
-  return model_from_json(json::parse(text));
+  try {
+    return model_from_json(json::parse(text));
+  } catch (const InputError& e) {
+    throw InputError(cat(path, ": ", e.what()));
+  }
 }
 }  // namespace
 

@@ -157,6 +157,7 @@ void ProfileModel::build_topology(const Profile& p) {
     if (ok) t->ring_position = pos;
   }
   t->check();
+  t->settle();
   topo_ = t;
 }
 

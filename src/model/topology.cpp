@@ -11,7 +11,7 @@ int Topology::route(int a, int b, int out[kMaxRoute]) const {
   if (ha == hb) return 0;
   int n = 0;
   auto add = [&](int l) {
-    if (l >= 0) out[n++] = l;
+    if (l >= 0 && (never_limits.empty() || !never_limits[size_t(l)])) out[n++] = l;
   };
   add(nic_up[size_t(ha)]);
   add(backplane);
@@ -38,6 +38,33 @@ std::shared_ptr<const Topology> Topology::mapped(const std::vector<int>& map) co
     t->host_of_rank[i] = host_of_rank[size_t(map[i])];
   }
   return t;
+}
+
+void Topology::settle() {
+  never_limits.assign(links.size(), 0);
+  auto bw = [&](int l) { return l < 0 ? INFINITY : links[size_t(l)].bandwidth; };
+  // What the interfaces can feed in all, and per subnet.
+  double up_all = 0, down_all = 0;
+  std::vector<double> up(size_t(subnets()), 0.0), down(size_t(subnets()), 0.0);
+  for (int h = 0; h < hosts(); ++h) {
+    const size_t s = size_t(subnet_of_host[size_t(h)]);
+    up[s] += bw(nic_up[size_t(h)]);
+    down[s] += bw(nic_down[size_t(h)]);
+    up_all += bw(nic_up[size_t(h)]);
+    down_all += bw(nic_down[size_t(h)]);
+  }
+  // Every message between hosts leaves through one interface and enters
+  // through one.
+  if (backplane >= 0 && bw(backplane) >= std::min(up_all, down_all)) never_limits[size_t(backplane)] = 1;
+  for (int s = 0; s < subnets(); ++s) {
+    const int out = uplink_out[size_t(s)], in = uplink_in[size_t(s)];
+    if (out >= 0 && out == in) {  // both directions share it
+      if (bw(out) >= up[size_t(s)] + down[size_t(s)]) never_limits[size_t(out)] = 1;
+      continue;
+    }
+    if (out >= 0 && bw(out) >= up[size_t(s)]) never_limits[size_t(out)] = 1;
+    if (in >= 0 && bw(in) >= down[size_t(s)]) never_limits[size_t(in)] = 1;
+  }
 }
 
 void Topology::check() const {

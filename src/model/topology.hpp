@@ -63,6 +63,7 @@ class Topology {
   // turn, hosts of a subnet one after another); empty when there is none.
   // Hierarchical collectives order their leaders along it.
   std::vector<int> ring_position;
+  std::vector<char> never_limits;  // per link (settle); empty: every link may limit
 
   int ranks() const { return int(host_of_rank.size()); }
   int hosts() const { return int(subnet_of_host.size()); }
@@ -84,6 +85,12 @@ class Topology {
 
   // Checks ids and bandwidths; throws InputError naming the problem.
   void check() const;
+  // Marks the links no traffic can fill — a backplane or an uplink at least
+  // as fast as all the interfaces that feed it together — which route()
+  // then leaves out: max-min fair rates are the same without them, and
+  // the simulator's sharing of a busy network no longer joins every message
+  // into one group through a link that never limits. Builders call it last.
+  void settle();
 
   // Are there several hosts? Several subnets?
   bool multi_host() const;

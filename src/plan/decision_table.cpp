@@ -169,8 +169,9 @@ std::string table_mismatch(const DecisionTable& table, const MachineModel& model
 }
 
 DecisionTable load_decision_table(const std::string& path) {
+  const std::string text = read_model_file(path, "decision table");  // its errors name the file
   try {
-    return DecisionTable::from_json(json::parse(read_model_file(path)));
+    return DecisionTable::from_json(json::parse(text));
   } catch (const InputError& e) {
     throw InputError(cat(path, ": ", e.what()));
   }

@@ -22,16 +22,30 @@ std::vector<std::string> specs_of(const Algorithm& a, const Collective& c, const
   return v;
 }
 
-// ops: set to the number of ops generated and simulated.
+// The decision's steps of simulation ran out inside a candidate.
+struct WorkSpent {};
+
+// ops: set to the number of ops generated and simulated; work: the steps
+// of the simulation (at most work_limit, else WorkSpent).
 Candidate simulate_candidate(const std::string& spec, const Collective& c, const MachineModel& m,
-                             const PlanOptions& opt, size_t op_limit, uint64_t& ops) {
+                             const PlanOptions& opt, size_t op_limit, uint64_t work_limit, uint64_t& ops,
+                             uint64_t& work) {
   Schedule s = generate(spec, c, m, -1, op_limit);
   ops = s.total_ops();
   SimOptions so;
   so.timeline = false;
   so.critical_path = opt.explain;
   so.rank_map = opt.rank_map;
-  SimResult r = simulate(s, m, so);
+  const uint64_t built = ops * kStepsPerOp;
+  if (work_limit && built >= work_limit) throw WorkSpent{};
+  so.work_limit = work_limit ? work_limit - built : 0;
+  SimResult r;
+  try {
+    r = simulate(s, m, so);
+  } catch (const TooLarge&) {
+    throw WorkSpent{};
+  }
+  work = built + r.work;
   Candidate cand;
   cand.algorithm = s.algorithm;
   cand.predicted = r.makespan;
@@ -57,6 +71,8 @@ uint64_t likely_ops(const std::string& spec, const Collective& c, const MachineM
     return std::min<uint64_t>(uint64_t(limit) + 1, first + last * uint64_t(p - 1));
   } catch (const TooLarge&) {
     return uint64_t(limit) + 1;
+  } catch (const InputError&) {  // does not fit the call: unknown, and the simulation says why
+    return 0;
   }
 }
 
@@ -151,11 +167,14 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       if (rank) {
         AlgorithmChoice ch = choose_algorithm(s, coll.op);
         GenContext ctx{coll, model, ch.params, -1};
-        if (auto t = rank(ctx, est)) {
-          e = est.time(*t);
-          // A send and a receive per message; without a count, every rank
-          // takes part in each step on the critical path.
-          ops = t->messages ? 2 * t->messages : 2 * uint64_t(coll.nranks) * uint64_t(std::max(1.0, std::ceil(t->alpha)));
+        try {
+          if (auto t = rank(ctx, est)) {
+            e = est.time(*t);
+            // A send and a receive per message; without a count, every rank
+            // takes part in each step on the critical path.
+            ops = t->messages ? 2 * t->messages : 2 * uint64_t(coll.nranks) * uint64_t(std::max(1.0, std::ceil(t->alpha)));
+          }
+        } catch (const InputError&) {  // the setting does not fit the call: the simulation says so below
         }
       }
       ranked.push_back({e, s, ops});
@@ -204,13 +223,17 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   std::vector<double> ratios;      // simulated / estimated, for the candidates that have both
   std::vector<size_t> estimated;   // indices in res.candidates
   std::vector<const Algorithm*> too_large;  // algorithms with a setting too large for the budget
+  uint64_t work = 0;                        // steps simulated (opt.work_budget)
   for (auto& pnd : to_simulate) {
     // Only where the estimates are the model's own closed forms (a Hockney
     // model): on others (per-node overheads that overlap, shared links) an
     // α-β estimate can be far above what the simulator finds.
     if (!opt.explain && closed && std::isfinite(pnd.estimate) && pnd.estimate > 1.5 * best) continue;
     const uint64_t left = budget - std::min(budget, res.simulated_ops);
-    const size_t limit = size_t(std::min<uint64_t>(opt.op_limit, left));
+    // Within the steps left too: a schedule is not built to be simulated
+    // when building it alone would take them.
+    const uint64_t steps_left = opt.work_budget ? (opt.work_budget - std::min(opt.work_budget, work)) / kStepsPerOp : left;
+    const size_t limit = size_t(std::min<uint64_t>({opt.op_limit, left, steps_left}));
     bool priced = false;
     // A setting of an algorithm whose better setting did not fit will not
     // either (their sizes differ little); looking costs a generation.
@@ -222,16 +245,23 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
          (!pnd.likely_ops && likely_ops(pnd.spec, coll, model, limit) > limit))) {
       res.simulated_ops += 2;  // looked at two ranks' programs: too large to simulate now
       too_large.push_back(pnd.a);
-    } else if (limit > 0) {
+    } else if (limit > 0 && (!opt.work_budget || work < opt.work_budget)) {
       try {
-        uint64_t ops = 0;
-        res.candidates.push_back(simulate_candidate(pnd.spec, coll, model, opt, limit, ops));
+        uint64_t ops = 0, steps = 0;
+        res.candidates.push_back(
+            simulate_candidate(pnd.spec, coll, model, opt, limit, opt.work_budget ? opt.work_budget - work : 0, ops, steps));
         res.simulated_ops += ops;
+        work += steps;
         priced = true;
         if (std::isfinite(pnd.estimate) && pnd.estimate > 0) ratios.push_back(res.candidates.back().predicted / pnd.estimate);
       } catch (const TooLarge&) {
         res.simulated_ops += limit;  // generated up to the limit before giving up
         too_large.push_back(pnd.a);
+      } catch (const WorkSpent&) {
+        work = opt.work_budget;  // what is left is priced by estimates
+      } catch (const InputError&) {  // the setting does not fit this call (a structure the model lacks)
+        res.skipped.push_back(pnd.spec);
+        continue;
       }
     }
     if (!priced) {
@@ -284,51 +314,6 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   return res;
 }
 
-int size_class(uint64_t bytes) {
-  if (bytes == 0) return 0;
-  int k = 63 - __builtin_clzll(bytes);  // 2^k <= bytes < 2^(k+1)
-  uint64_t quarter = k >= 2 ? (bytes >> (k - 2)) & 3 : (bytes << (2 - k)) & 3;
-  return 1 + 4 * k + int(quarter);
-}
-
-uint64_t size_class_floor(int cls) {
-  if (cls <= 0) return 0;
-  int k = (cls - 1) / 4, quarter = (cls - 1) % 4;
-  return (uint64_t(4 + quarter) << k) >> 2;
-}
-
-Collective representative(const Collective& call) {
-  Collective rep;
-  const uint64_t e = call.elem_size;
-  auto block = [&](uint64_t bytes) { return (size_class_floor(size_class(bytes)) + e - 1) / e; };
-  switch (call.op) {
-    case CollOp::barrier:
-      rep = Collective::make(CollOp::barrier, call.nranks, 0);
-      break;
-    case CollOp::gatherv:
-    case CollOp::scatterv:
-      rep = Collective::make_v(call.op, std::vector<uint64_t>(size_t(call.nranks), (kUnknownBlockBytes + e - 1) / e),
-                               call.root, call.elem_size);
-      break;
-    case CollOp::alltoallv: {
-      const size_t p = size_t(call.nranks);
-      rep = Collective::make_alltoallv(call.nranks, std::vector<uint64_t>(p * p, (kUnknownBlockBytes + e - 1) / e),
-                                       call.elem_size);
-      break;
-    }
-    case CollOp::allgatherv:
-    case CollOp::reduce_scatter:
-      rep = Collective::make_v(call.op, std::vector<uint64_t>(size_t(call.nranks), block(call.size_bytes())),
-                               call.root, call.elem_size);
-      break;
-    default:
-      rep = Collective::make(call.op, call.nranks, block(call.size_bytes()), has_root(call.op) ? call.root : 0,
-                             call.elem_size);
-  }
-  rep.order_free = call.order_free;
-  return rep;
-}
-
 Planner::Planner(ModelPtr model, Overrides overrides, std::shared_ptr<const DecisionTable> table)
     : model_(std::move(model)), overrides_(std::move(overrides)) {
   if (!model_) throw InputError("planner needs a machine model");
@@ -346,6 +331,7 @@ Planner::Planner(ModelPtr model, Overrides overrides, std::shared_ptr<const Deci
     d->runner_up_predicted = e.runner_up_predicted;
     d->note = e.note;
     d->from_table = true;
+    d->checked = d->native();
     Key key{uint8_t(e.op), e.order_free, e.nranks, has_root(e.op) ? e.root : 0, e.elem, e.cls, -1, 0};
     preloaded_ += cache_.emplace(key, std::move(d)).second;
   }
@@ -394,6 +380,19 @@ Decision Planner::planned(const Collective& rep, const std::vector<int>& rank_ma
   return d;
 }
 
+std::string Planner::unfit(const AlgorithmChoice& choice, const Collective& rep, const std::vector<int>& rank_map) const {
+  if (auto no = disqualified(*choice.algorithm, rep)) return *no;
+  try {
+    check_params(*choice.algorithm, choice.params);
+    generate(choice, rep, *model_for(rank_map, rep.nranks), -1, kMaxScheduleOps);
+  } catch (const TooLarge&) {
+    return cat("its schedule would exceed ", kMaxScheduleOps, " operations");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 bool Planner::measured(const Collective& rep, const std::vector<int>& rank_map, int cls, Decision& d) const {
   const auto* pm = dynamic_cast<const ProfileModel*>(model_.get());
   if (!pm || !pm->has_measured() || cls < 0) return false;
@@ -420,10 +419,8 @@ bool Planner::measured(const Collective& rep, const std::vector<int>& rank_map, 
   std::string why;
   try {
     AlgorithmChoice choice = choose_algorithm(e->winner, rep.op);
-    if (auto no = disqualified(*choice.algorithm, rep)) {
-      why = *no;
-    } else {
-      generate(choice, rep, *model_for(rank_map, rep.nranks), -1, kMaxScheduleOps);
+    why = unfit(choice, rep, rank_map);
+    if (why.empty()) {
       Decision planned_d = planned(rep, rank_map);  // its prediction, and the runner-up
       d = Decision{};
       d.choice = choice;
@@ -463,29 +460,39 @@ std::shared_ptr<const Decision> Planner::decide_shared(const Collective& call, u
   std::optional<size_t> rule = overrides_.match(call.op, sized ? std::optional<uint64_t>(bytes) : std::nullopt);
   Key key{uint8_t(call.op), call.order_free, call.nranks, has_root(call.op) ? call.root : 0, call.elem_size,
           sized ? size_class(bytes) : -1, rule ? int32_t(*rule) : -1, group_key};
+  std::shared_ptr<const Decision> unchecked;  // a table's entry, not yet held to the rules
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
+    if (it != cache_.end()) {
+      if (it->second->checked) return it->second;
+      unchecked = it->second;
+    }
   }
   // Everything below depends only on the key: the representative, the
-  // model, the overrides.
+  // model, the overrides, the table.
   const Collective rep = representative(call);
   Decision d;
-  if (rule) {
-    const OverrideRule& r = overrides_.rules()[*rule];
-    std::string why;
-    if (auto no = disqualified(*r.algorithm.algorithm, rep)) {
-      why = *no;
-    } else {
-      try {
-        generate(r.algorithm, rep, *model_for(rank_map, rep.nranks), -1, kMaxScheduleOps);
-      } catch (const TooLarge&) {
-        why = cat("its schedule would exceed ", kMaxScheduleOps, " operations");
-      } catch (const InputError& e) {
-        why = e.what();
-      }
+  if (unchecked) {
+    d = *unchecked;
+    const std::string why = unfit(d.choice, rep, rank_map);
+    const bool replanned = !why.empty();
+    if (replanned) {
+      d = planned(rep, rank_map);
+      d.note = cat("HETCOLL_TABLE's ", unchecked->algorithm, " does not fit this call (", why, "): planned instead");
     }
+    d.checked = true;
+    auto stored = std::make_shared<const Decision>(std::move(d));
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& slot = cache_[key];
+    if (slot == unchecked) {  // first here (another thread may have checked it meanwhile)
+      slot = stored;
+      if (fresh) *fresh = replanned;  // a lookup, unless the entry did not fit
+    }
+    return slot;
+  } else if (rule) {
+    const OverrideRule& r = overrides_.rules()[*rule];
+    const std::string why = unfit(r.algorithm, rep, rank_map);
     if (why.empty()) {
       d.choice = r.algorithm;
       d.algorithm = d.choice.spec();

@@ -66,6 +66,12 @@ constexpr size_t kDecisionSimOps = size_t(1) << 15;
 // On a model with a topology (shared links) a decision simulates this many
 // times more: there estimates miss the sharing.
 constexpr size_t kNetworkBudgetFactor = 8;
+// Steps of simulation (SimOptions::work_limit) a decision's candidates take
+// at most in all, about 40 ms here: on a network a schedule of few ops can
+// take many steps (every message that starts or ends shares the links
+// again). A candidate past it is priced by its estimate. A count, not a
+// clock: a decision stays a function of the call.
+constexpr uint64_t kDecisionWork = uint64_t(1) << 20;
 
 struct PlanOptions {
   bool explain = false;                 // critical-path split and message counts for every candidate
@@ -77,6 +83,7 @@ struct PlanOptions {
   // is spent the rest are ranked by their estimates. This bounds a first
   // decision's cost at any number of ranks.
   size_t sim_budget = kDecisionSimOps;
+  uint64_t work_budget = kDecisionWork;  // steps of simulation in all (0: no limit)
 };
 
 struct PlanResult {
@@ -102,19 +109,8 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
 void rank_candidates(std::vector<Candidate>& cands, const std::vector<size_t>& registry_index,
                      const std::function<uint64_t(const Candidate&)>& messages);
 
-// Size classes: 0 for 0 bytes; then each octave [2^k, 2^(k+1)) in four
-// equal parts. Integer arithmetic only, so every rank of every machine
-// agrees. size_class_floor(c) is the smallest size of class c.
-int size_class(uint64_t bytes);
-uint64_t size_class_floor(int cls);
+// Size classes and the representative of a call: schedule/collective.hpp.
 
-// The call a decision is planned on: the same collective, group, root,
-// element size and order-freedom, not in place, with equal blocks of the
-// smallest whole-element size of the call's size class. For gatherv,
-// scatterv and alltoallv, whose counts no rank knows in full, equal blocks
-// of kUnknownBlockBytes.
-Collective representative(const Collective& call);
-constexpr uint64_t kUnknownBlockBytes = 1024;
 
 struct Decision {
   AlgorithmChoice choice;   // the algorithm and its parameters; none: the native MPI's
@@ -127,6 +123,9 @@ struct Decision {
   std::string note;         // why an override that matched was not followed
   bool fresh = false;       // planned by this call (not from the cache)
   bool from_table = false;  // taken from a decision table (HETCOLL_TABLE)
+  // Held to the rules every decision keeps (Planner::unfit): a table's
+  // entries are held to them when first used.
+  bool checked = true;
   // Taken from a measured decision of the profile (hetcoll tune): the
   // winner's and the native collective's measured medians (s).
   bool measured = false;
@@ -177,6 +176,14 @@ class Planner {
     size_t operator()(const Key& k) const;
   };
   Decision planned(const Collective& rep, const std::vector<int>& rank_map) const;
+  // Why `choice` may not run the call `rep` (its group mapped by rank_map),
+  // or "": the rules every decision keeps, whatever proposed it — an
+  // override, a measured decision, a decision table, the model: the
+  // algorithm implements the collective with the counts every rank has; a
+  // floating-point allreduce gets identical bits on every rank; its
+  // parameters are in range; its schedule builds for the call and stays
+  // within kMaxScheduleOps operations.
+  std::string unfit(const AlgorithmChoice& choice, const Collective& rep, const std::vector<int>& rank_map) const;
   // A measured decision of a profile model for this call (into d): true
   // when the profile has one for the call's layout and size class.
   bool measured(const Collective& rep, const std::vector<int>& rank_map, int cls, Decision& d) const;

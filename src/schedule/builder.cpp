@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "util/error.hpp"
+#include "util/work_meter.hpp"
 
 namespace hetcoll {
 
@@ -58,6 +59,28 @@ struct Builder::Hazards {
     if (s.len == 0) return;
     s = physical(rank, s);
     Map& m = maps[size_t(rank)][size_t(s.buf)];
+    // Two fast paths, the whole of a pipeline's traffic (a segment written
+    // past everything before it, then read or written again as it is): no
+    // search of the map.
+    if (m.empty() || s.off >= std::prev(m.end())->second.end) {
+      Seg seg{s.end(), -1, {}};
+      if (write) seg.writer = op; else seg.readers.push_back(op);
+      merge_into_previous(m, m.emplace_hint(m.end(), s.off, std::move(seg)), op);
+      return;
+    }
+    if (auto last = std::prev(m.end()); last->first == s.off && last->second.end == s.end()) {
+      Seg& seg = last->second;
+      if (seg.writer >= 0) deps.push_back(uint32_t(seg.writer));
+      if (write) {
+        deps.insert(deps.end(), seg.readers.begin(), seg.readers.end());
+        seg.writer = op;
+        seg.readers.clear();
+        merge_into_previous(m, last, op);
+      } else {
+        seg.readers.push_back(op);
+      }
+      return;
+    }
     split(m, s.off);
     split(m, s.end());
     uint64_t cursor = s.off;
@@ -83,6 +106,17 @@ struct Builder::Hazards {
       m.emplace(g.first, std::move(seg));
     }
     if (write) merge_written(m, s, op);
+  }
+
+  // The last segment, just written by `op`, joins the one before it when
+  // that one ends where it starts, was written by `op` too and has no
+  // readers (merge_written for the end of the map).
+  static void merge_into_previous(Map& m, Map::iterator it, uint32_t op) {
+    if (it == m.begin() || it->second.writer != int64_t(op) || !it->second.readers.empty()) return;
+    auto prev = std::prev(it);
+    if (prev->second.end != it->first || prev->second.writer != int64_t(op) || !prev->second.readers.empty()) return;
+    prev->second.end = it->second.end;
+    m.erase(it);
   }
 
   // After a write, neighbouring pieces written by the same op with no
@@ -124,6 +158,7 @@ uint32_t Builder::add(int rank, Op op, const uint32_t* after, size_t n_after) {
   if (!wants(rank)) return idx;
   if (limit_ && ops_.size() >= limit_)
     throw TooLarge(cat(algorithm_, ": more than ", limit_, " ops for ", coll_.describe()));
+  t_work_steps += kStepsPerOp;
   for (size_t k = 0; k < n_after; ++k)
     if (after[k] >= idx)
       throw ScheduleError(cat(algorithm_, ": rank ", rank, " op ", idx, " depends on later op ", after[k]));

@@ -399,4 +399,49 @@ Collective Collective::make_alltoallv(int nranks, std::vector<uint64_t> sendcoun
   return c;
 }
 
+int size_class(uint64_t bytes) {
+  if (bytes == 0) return 0;
+  int k = 63 - __builtin_clzll(bytes);  // 2^k <= bytes < 2^(k+1)
+  uint64_t quarter = k >= 2 ? (bytes >> (k - 2)) & 3 : (bytes << (2 - k)) & 3;
+  return 1 + 4 * k + int(quarter);
+}
+
+uint64_t size_class_floor(int cls) {
+  if (cls <= 0) return 0;
+  int k = (cls - 1) / 4, quarter = (cls - 1) % 4;
+  return (uint64_t(4 + quarter) << k) >> 2;
+}
+
+Collective representative(const Collective& call) {
+  Collective rep;
+  const uint64_t e = call.elem_size;
+  auto block = [&](uint64_t bytes) { return (size_class_floor(size_class(bytes)) + e - 1) / e; };
+  switch (call.op) {
+    case CollOp::barrier:
+      rep = Collective::make(CollOp::barrier, call.nranks, 0);
+      break;
+    case CollOp::gatherv:
+    case CollOp::scatterv:
+      rep = Collective::make_v(call.op, std::vector<uint64_t>(size_t(call.nranks), (kUnknownBlockBytes + e - 1) / e),
+                               call.root, call.elem_size);
+      break;
+    case CollOp::alltoallv: {
+      const size_t p = size_t(call.nranks);
+      rep = Collective::make_alltoallv(call.nranks, std::vector<uint64_t>(p * p, (kUnknownBlockBytes + e - 1) / e),
+                                       call.elem_size);
+      break;
+    }
+    case CollOp::allgatherv:
+    case CollOp::reduce_scatter:
+      rep = Collective::make_v(call.op, std::vector<uint64_t>(size_t(call.nranks), block(call.size_bytes())),
+                               call.root, call.elem_size);
+      break;
+    default:
+      rep = Collective::make(call.op, call.nranks, block(call.size_bytes()), has_root(call.op) ? call.root : 0,
+                             call.elem_size);
+  }
+  rep.order_free = call.order_free;
+  return rep;
+}
+
 }  // namespace hetcoll

@@ -102,4 +102,18 @@ struct Collective {
   static Collective make_alltoallv(int nranks, std::vector<uint64_t> sendcounts, uint32_t elem_size = 1);
 };
 
+// Size classes: 0 for 0 bytes; then each octave [2^k, 2^(k+1)) in four
+// equal parts. Integer arithmetic only, so every rank of every machine
+// agrees. size_class_floor(c) is the smallest size of class c.
+int size_class(uint64_t bytes);
+uint64_t size_class_floor(int cls);
+
+// The call a decision is planned on: the same collective, group, root,
+// element size and order-freedom, not in place, with equal blocks of the
+// smallest whole-element size of the call's size class. For gatherv,
+// scatterv and alltoallv, whose counts no rank knows in full, equal blocks
+// of kUnknownBlockBytes.
+Collective representative(const Collective& call);
+constexpr uint64_t kUnknownBlockBytes = 1024;
+
 }  // namespace hetcoll

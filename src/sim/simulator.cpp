@@ -30,7 +30,8 @@ struct Flow {
   double cap = 0;          // bytes/s: the message's own rate
   double rate = 0;         // bytes/s now
   double last = 0;         // when remaining was last brought up to date
-  double finish = 0;       // the time of its pending kFlowEnd event
+  double finish = 0;       // when its bytes will be through at the present rate
+  double queued = INFINITY;  // the earliest of its kFlowEnd events still to come
   double latency = 0;      // from the last byte out to the message at the receiver
   int links[Topology::kMaxRoute + 1] = {};  // the route, then its pair's connection
   int nlinks = 0;
@@ -61,7 +62,8 @@ class Sim {
         ports_(uint32_t(std::max(1, m.send_ports()))),
         topo_holder_(m.topology()),
         topo_(topo_holder_.get()),
-        eager_(m.eager_bytes()) {}
+        eager_(m.eager_bytes()),
+        limit_(opt.work_limit ? opt.work_limit : UINT64_MAX) {}
 
   SimResult run() {
     Matching match = match_messages(s_, 4);
@@ -123,6 +125,10 @@ class Sim {
     while (!events_.empty()) {
       auto [t, ev] = events_.pop();
       for (;;) {
+        if (++work_ > limit_) {
+          t_work_steps += work_;
+          throw TooLarge(cat("simulating ", N_, " ops takes more than ", limit_, " steps"));
+        }
         const uint64_t g = ev >> 2;
         switch (EventKind(ev & 3)) {
           case kArrival:
@@ -158,6 +164,8 @@ class Sim {
 
     SimResult res;
     res.unit = m_.unit();
+    res.work = work_;
+    t_work_steps += work_;
     res.rank_finish.assign(p_, 0.0);
     for (uint64_t g = 0; g < N_; ++g) {
       double& f = res.rank_finish[rank_of_[g]];
@@ -280,6 +288,7 @@ class Sim {
     if (f.nlinks == 0) {  // nothing shared: the message's own rate
       f.rate = f.cap;
       f.finish = t + f.remaining / f.cap;
+      f.queued = f.finish;
       push_kind(f.finish, g, kFlowEnd);
       return;
     }
@@ -305,10 +314,15 @@ class Sim {
   void flow_end(uint64_t g, double t) {
     const uint32_t id = uint32_t(flow_of_[g]);
     Flow& f = flows_[id];
-    // Stale: rescheduled since (a flow's finish may come back to an earlier
-    // value, so the time alone does not tell), or the slot serves another
-    // send now.
-    if (f.gid != g || f.finish != t || (!f.eager && end_[g] >= 0)) return;
+    // An event of a flow that is gone (the slot may serve another send now),
+    // or one later than the flow's earliest: stale.
+    if (f.gid != g || t != f.queued || (!f.eager && end_[g] >= 0)) return;
+    f.queued = INFINITY;
+    if (f.finish > t) {  // slowed down since this event was queued: its end is later
+      f.queued = f.finish;
+      push_kind(f.finish, g, kFlowEnd);
+      return;
+    }
     if (f.active) {
       f.active = false;
       for (int k = 0; k < f.nlinks; ++k) {
@@ -378,6 +392,7 @@ class Sim {
         for (uint32_t id : link_flows_[comp_links_[li++]]) visit_flow(id);
       }
     }
+    work_ += comp_flows_.size() + comp_links_.size();
     if (comp_flows_.empty()) return;
     for (uint32_t id : comp_flows_) {
       Flow& f = flows_[id];
@@ -393,6 +408,7 @@ class Sim {
     }
     size_t unfrozen = comp_flows_.size();
     while (unfrozen > 0) {
+      work_ += comp_links_.size() + 2 * comp_flows_.size();
       double level = INFINITY;
       for (uint32_t l : comp_links_)
         if (link_count_[l] > 0) level = std::min(level, std::max(0.0, link_left_[l]) / link_count_[l]);
@@ -430,8 +446,11 @@ class Sim {
       const double rate = std::max(f.rate, 1e-300);
       const double finish = t + f.remaining / rate;
       f.rate = rate;
-      if (finish != f.finish) {
-        f.finish = finish;
+      f.finish = finish;
+      // Only an earlier end needs an event: a later one is found when the
+      // pending event comes (flow_end queues it again).
+      if (finish < f.queued) {
+        f.queued = finish;
         push_kind(finish, f.gid, kFlowEnd);
       }
     }
@@ -448,6 +467,7 @@ class Sim {
 
   void flush(double t) {
     if (pending_.empty()) return;
+    work_ += pending_.size();
     std::sort(pending_.begin(), pending_.end());
     for (size_t i = 0; i < pending_.size(); ++i) {
       const uint64_t g = pending_[i];
@@ -603,6 +623,8 @@ class Sim {
   const TopologyPtr topo_holder_;
   const Topology* topo_;  // nullptr: messages never share links
   const uint64_t eager_;  // sends up to this many bytes complete before their bytes are out
+  const uint64_t limit_;  // steps of work allowed (SimOptions::work_limit)
+  uint64_t work_ = 0;
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_flows_;
   std::vector<int64_t> flow_of_;  // per op: its flow (sends on a topology)

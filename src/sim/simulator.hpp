@@ -18,6 +18,7 @@
 
 #include "model/machine_model.hpp"
 #include "schedule/schedule.hpp"
+#include "util/work_meter.hpp"
 
 namespace hetcoll {
 
@@ -27,7 +28,14 @@ struct SimOptions {
   // Group rank → rank of the model (sub-communicators, subnets); empty means
   // the identity.
   std::vector<int> rank_map;
+  // Steps of work the simulation may take (0: no limit): events, and the
+  // flows and links each sharing of a network's links goes over. Past it
+  // simulate() throws TooLarge. A count, not a clock: the same on every
+  // machine, so a decision that limits its simulations stays a function of
+  // the call.
+  uint64_t work_limit = 0;
 };
+
 
 // The makespan split along the critical path: the size-independent part of
 // every message on it (latency: α on a Hockney model), the size-dependent
@@ -43,9 +51,11 @@ struct SimResult {
   std::vector<double> rank_finish;   // per rank, when its last op ends
   std::vector<double> start, end;    // per global op id (timeline)
   CostSplit path;                    // with critical_path
+  uint64_t work = 0;                 // steps of work taken (SimOptions::work_limit)
 };
 
-// Throws ScheduleError if messages do not match or the schedule cannot finish.
+// Throws ScheduleError if messages do not match or the schedule cannot
+// finish, TooLarge past the work limit.
 SimResult simulate(const Schedule& s, const MachineModel& model, const SimOptions& opt = {});
 
 }  // namespace hetcoll

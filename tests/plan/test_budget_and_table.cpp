@@ -48,6 +48,7 @@ TEST(Budget, WithoutABudgetEverythingIsSimulated) {
   auto m = parse_model(kShm);
   PlanOptions opt;
   opt.sim_budget = 0;
+  opt.work_budget = 0;
   PlanResult r = plan(representative(Collective::make(CollOp::allreduce, 256, 16384, 0, 8)), *m, opt);
   for (auto& c : r.candidates) EXPECT_FALSE(c.estimated) << c.algorithm;
   PlanOptions small;
@@ -127,4 +128,35 @@ TEST(DecisionTable, HostileFilesAreRefused) {
   EXPECT_NO_THROW(DecisionTable::from_json(good));
   EXPECT_THROW(load_decision_table("/dev/zero"), InputError);
   EXPECT_THROW(load_decision_table("/nonexistent/table.json"), InputError);
+}
+
+TEST(DecisionTable, EntriesKeepTheRulesOverridesKeep) {
+  // A table edited by hand: entries an override could not name are planned
+  // instead, with the reason — never run (issue 28).
+  auto m = parse_model(kShm);
+  DecisionTable t = build_decision_table(m, {3}, {CollOp::allreduce, CollOp::bcast}, 4 << 20, {1, 8});
+  for (TableEntry& e : t.entries) {
+    if (e.op == CollOp::allreduce) e.algorithm = "bks_combine";
+    if (e.op == CollOp::bcast) e.algorithm = "chain_bcast[seg=1]";
+  }
+  auto table = std::make_shared<const DecisionTable>(DecisionTable::from_json(json::parse(t.to_json().dump())));
+  Planner loaded(m, {}, table), fresh(m);
+  ASSERT_GT(loaded.preloaded(), 0u);
+  // Floating point: bks_combine combines in a different order on each rank.
+  Collective fp = Collective::make(CollOp::allreduce, 3, 1000, 0, 8);
+  Decision d = loaded.decide(fp);
+  EXPECT_EQ(d.algorithm, fresh.decide(fp).algorithm);
+  EXPECT_NE(d.note.find("HETCOLL_TABLE's bks_combine"), std::string::npos) << d.note;
+  EXPECT_NE(d.note.find("different order"), std::string::npos) << d.note;
+  // Integers (order-free): it may run.
+  Collective ints = fp;
+  ints.order_free = true;
+  EXPECT_EQ(loaded.decide(ints).algorithm.rfind("bks_combine", 0), 0u);
+  // 4 MiB in 1-byte segments: past the operation cap.
+  Collective big = Collective::make(CollOp::bcast, 3, 4 << 20, 0, 1);
+  d = loaded.decide(big);
+  EXPECT_EQ(d.algorithm, fresh.decide(big).algorithm);
+  EXPECT_NE(d.note.find("operations"), std::string::npos) << d.note;
+  // Within the cap it is followed (the executor runs it in linear time).
+  EXPECT_EQ(loaded.decide(Collective::make(CollOp::bcast, 3, 1000, 0, 1)).algorithm, "chain_bcast[seg=1]");
 }
