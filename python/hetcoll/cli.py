@@ -614,9 +614,12 @@ def cmd_bench(args) -> int:
         bench_args += ["--algorithms", args.algorithms]
     if args.no_native:
         bench_args.append("--no-native")
-    for out in (args.output, args.csv):
+    for flag, out in (("-o", args.output), ("--csv", args.csv)):
         if out:
-            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(out).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise CliError(f"{flag} {out}: cannot make its directory {Path(out).parent} ({e.strerror})") from None
     _check_program(bench_args)
     env_set = {"HETCOLL_PROFILE": str(Path(args.profile).resolve())} if args.profile else None
     if not _run_mpi(args.np, bench_args, _mpirun_args(args), "the benchmark", env_set, ("HETCOLL_ALGO",),

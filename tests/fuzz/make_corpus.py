@@ -18,7 +18,7 @@ that name what a table or override could not (an order-dependent
 floating-point allreduce, a million-segment chain, unknown names).
 Tables: the planner's table with entries edited the same ways.
 
-  python3 tests/fuzz/make_corpus.py OUTDIR [--quick]
+  python3 tests/fuzz/make_corpus.py OUTDIR [--quick] [--base PROFILE] [--table TABLE]
 
 writes OUTDIR/profiles/*.json, OUTDIR/tables/*.json (tables when a
 TABLE.json to edit is given with --table) and OUTDIR/index.txt (one line a
@@ -29,6 +29,7 @@ import argparse
 import copy
 import json
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -61,10 +62,10 @@ def set_path(obj, path, value):
     return False
 
 
-def profiles(quick):
+def profiles(quick, bases):
     values = QUICK_VALUES if quick else VALUES
     out = []  # (name, what, field a refusal must name, profile)
-    for base_name, path in BASES.items():
+    for base_name, path in bases.items():
         base = json.loads(path.read_text())
         out.append((f"{base_name}__as_probed", "unchanged", "-", base))
         for field in HOST_FIELDS:
@@ -153,17 +154,20 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--table", help="a decision table to edit into tables/")
+    ap.add_argument("--base", help="one profile to start from instead of the project's (one probed here: its hosts "
+                                   "are this machine's, so the MPI layer uses it)")
     args = ap.parse_args()
     out = Path(args.outdir)
     (out / "profiles").mkdir(parents=True, exist_ok=True)
     index = []
-    for name, what, field, p in profiles(args.quick):
+    bases = {"base": Path(args.base)} if args.base else BASES
+    for name, what, field, p in profiles(args.quick, bases):
         (out / "profiles" / f"{name}.json").write_text(json.dumps(p, indent=1) + "\n")
         index.append(f"profiles/{name}.json\t{what}\t{field}")
     # Files that are not profiles at all.
-    text = BASES["netns"].read_text()
+    text = next(iter(bases.values())).read_text()
     for name, body in [("truncated", text[: len(text) // 2]), ("empty", ""), ("not_json", "hockney:alpha=1us\n"),
-                       ("nan", text.replace('"Rm": 0.0', '"Rm": NaN', 1))]:
+                       ("nan", re.sub(r'"Rm":\s*[-0-9.eE+]+', '"Rm": NaN', text, count=1))]:
         (out / "profiles" / f"file__{name}.json").write_text(body)
         index.append(f"profiles/file__{name}.json\t{name}\t-")
     if args.table:

@@ -58,3 +58,14 @@ string(FIND "${err}" "HETCOLL_DISABLE='maybe' is not 1 or 0: ignored" said)
 if(said EQUAL -1)
   message(FATAL_ERROR "HETCOLL_DISABLE=maybe was not reported")
 endif()
+
+# A per-rank model for another number of ranks: said once, by world rank 0
+# (every rank finds the same), and the default model runs.
+mpirun_args(args 3 LD_PRELOAD=${LIB} HETCOLL_PROFILE=hetero:nodes=FFFFS)
+execute_process(COMMAND ${MPIRUN} ${args} ${APP} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("a model of 5 ranks on 3: rc=${rc}\n${err}")
+string(REGEX MATCHALL "HETCOLL_PROFILE describes 5 ranks, the job has 3" said "${err}")
+list(LENGTH said n)
+if(NOT rc EQUAL 0 OR NOT n EQUAL 1)
+  message(FATAL_ERROR "expected the program to run and one line about the model's size, found ${n}")
+endif()
