@@ -234,14 +234,18 @@ bool moves_no_data(const Collective& c) {
   return true;
 }
 
+void check_model_fits(const Collective& coll, const MachineModel& model) {
+  if (model.ranks() > 0 && coll.nranks > model.ranks())
+    throw InputError(cat("the model describes ", model.ranks(), model.maps_hosts() ? " hosts" : " ranks", "; a call on ",
+                         coll.nranks, " ranks needs ", model.maps_hosts() ? "them placed on its hosts (group_model)" : "a model of as many"));
+}
+
 Schedule generate(const AlgorithmChoice& choice, const Collective& coll, const MachineModel& model, int only_rank,
                   size_t op_limit) {
   const Algorithm& a = *choice.algorithm;
   if (!a.supports(coll.op)) choose_algorithm(a.name, coll.op);  // throws the error that lists the valid ones
   coll.check();
-  if (model.ranks() > 0 && coll.nranks > model.ranks())
-    throw InputError(cat("the model describes ", model.ranks(), model.maps_hosts() ? " hosts" : " ranks", "; a call on ",
-                         coll.nranks, " ranks needs ", model.maps_hosts() ? "them placed on its hosts (group_model)" : "a model of as many"));
+  check_model_fits(coll, model);
   GenContext ctx{coll, model, choice.params, only_rank, op_limit};
   if (moves_no_data(coll)) return Builder(coll, choice.spec()).finish();
   return a.generate(ctx);

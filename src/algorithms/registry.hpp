@@ -140,6 +140,10 @@ AlgorithmChoice choose_algorithm(const std::string& spec, std::optional<CollOp> 
 // Throws InputError naming the parameter and what it accepts.
 void check_params(const Algorithm& a, const Params& params);
 
+// Throws InputError when `model` describes fewer ranks than `coll` has (a
+// model of particular ranks or hosts): no algorithm can run the call on it.
+void check_model_fits(const Collective& coll, const MachineModel& model);
+
 // Builds the schedule of an algorithm for `coll` on `model`. Collectives
 // that move no data (all counts zero, barrier excepted) get an empty
 // schedule. op_limit > 0: throw TooLarge beyond that many ops.

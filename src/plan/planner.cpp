@@ -122,6 +122,7 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
     o.rank_map.clear();
     return plan(coll, *gm, o);
   }
+  check_model_fits(coll, model);  // a property of the call, not of a candidate: said, not skipped
   PlanResult res;
   res.unit = model.unit();
   // Closed forms describe ranks as the model has them, in order.

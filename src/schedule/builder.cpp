@@ -55,6 +55,19 @@ struct Builder::Hazards {
     return s.buf == Buf::out ? Slice{Buf::in, s.off + uint64_t(-d), s.len} : s;
   }
 
+  // `op` reads or writes all of one segment: it depends on the segment's
+  // writer and, writing, on its readers; then it is recorded.
+  static void touch(Seg& seg, uint32_t op, bool write, std::vector<uint32_t>& deps) {
+    if (seg.writer >= 0) deps.push_back(uint32_t(seg.writer));
+    if (write) {
+      deps.insert(deps.end(), seg.readers.begin(), seg.readers.end());
+      seg.writer = op;
+      seg.readers.clear();
+    } else {
+      seg.readers.push_back(op);
+    }
+  }
+
   void access(int rank, uint32_t op, Slice s, bool write, std::vector<uint32_t>& deps) {
     if (s.len == 0) return;
     s = physical(rank, s);
@@ -69,16 +82,8 @@ struct Builder::Hazards {
       return;
     }
     if (auto last = std::prev(m.end()); last->first == s.off && last->second.end == s.end()) {
-      Seg& seg = last->second;
-      if (seg.writer >= 0) deps.push_back(uint32_t(seg.writer));
-      if (write) {
-        deps.insert(deps.end(), seg.readers.begin(), seg.readers.end());
-        seg.writer = op;
-        seg.readers.clear();
-        merge_into_previous(m, last, op);
-      } else {
-        seg.readers.push_back(op);
-      }
+      touch(last->second, op, write, deps);
+      if (write) merge_into_previous(m, last, op);
       return;
     }
     split(m, s.off);
@@ -88,16 +93,8 @@ struct Builder::Hazards {
     std::vector<std::pair<uint64_t, uint64_t>> gaps;
     for (; it != m.end() && it->first < s.end(); ++it) {
       if (it->first > cursor) gaps.emplace_back(cursor, it->first);
-      Seg& seg = it->second;
-      if (seg.writer >= 0) deps.push_back(uint32_t(seg.writer));
-      if (write) {
-        deps.insert(deps.end(), seg.readers.begin(), seg.readers.end());
-        seg.writer = op;
-        seg.readers.clear();
-      } else {
-        seg.readers.push_back(op);
-      }
-      cursor = seg.end;
+      touch(it->second, op, write, deps);
+      cursor = it->second.end;
     }
     if (cursor < s.end()) gaps.emplace_back(cursor, s.end());
     for (auto& g : gaps) {
