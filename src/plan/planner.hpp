@@ -71,7 +71,7 @@ constexpr size_t kNetworkBudgetFactor = 8;
 // take many steps (every message that starts or ends shares the links
 // again). A candidate past it is priced by its estimate. A count, not a
 // clock: a decision stays a function of the call.
-constexpr uint64_t kDecisionWork = uint64_t(1) << 20;
+constexpr uint64_t kDecisionWork = uint64_t(1) << 21;
 
 struct PlanOptions {
   bool explain = false;                 // critical-path split and message counts for every candidate
