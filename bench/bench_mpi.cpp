@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "collective_calls.hpp"
+#include "measure/collective_calls.hpp"
 #include "hetcoll.h"
 
 namespace {

@@ -7,7 +7,8 @@
 // rooted at the originator's subnet), then inside each subnet; hetcoll adds
 // the level inside each host (shared memory). The algorithm of each phase
 // is the fastest non-composite one for that phase's group on the group's
-// model, by simulation (best_flat): not a fixed degree or pattern.
+// model, by the planner (GenContext::phases, plan/phase_choice.hpp): not a
+// fixed degree or pattern.
 #pragma once
 #include <functional>
 #include <string>
@@ -58,23 +59,12 @@ std::vector<int> level_order(const Levels& L);
 // params' levels=1, which this removes, named in the schedule.
 Schedule in_level_order(const GenContext& ctx, Generator gen);
 
-// The fastest algorithm (a spec) for `sub` among the registry's
-// non-composite ones, simulated on `gm` (the group's model). Deterministic:
-// ties go to registry order. Cached per (call, model).
-std::string best_flat(const Collective& sub, const MachineModel& gm);
-
-// The phase's choice with its simulated time (on its own) and messages.
-struct PhaseChoice {
-  std::string spec;
-  double time = 0;
-  uint64_t messages = 0;
-};
-PhaseChoice phase_choice(const Collective& sub, const MachineModel& gm);
-// The same for `sub` on group g of ctx.model (its decider's view).
+// The phase's choice (ctx.phases: the planner's) for `sub` on group
+// `decider` of ctx.model, with its time on its own and its messages.
 PhaseChoice phase_choice(const GenContext& ctx, const std::vector<int>& decider, const Collective& sub);
 
 // Runs `sub` on the ranks of `group` (sub-rank k is group[k]) with the
-// algorithm best_flat picks on the group's view of ctx.model, appending
+// algorithm ctx.phases picks on the group's view of ctx.model, appending
 // its ops to b; `map` places the sub-collective's in/out slices of sub-rank
 // k in the parent's buffers (tmp slices get fresh scratch). Returns the
 // chosen algorithm. A group of one rank runs nothing; a rank building only

@@ -241,19 +241,22 @@ void check_model_fits(const Collective& coll, const MachineModel& model) {
 }
 
 Schedule generate(const AlgorithmChoice& choice, const Collective& coll, const MachineModel& model, int only_rank,
-                  size_t op_limit) {
+                  size_t op_limit, const PhaseChooser* phases) {
   const Algorithm& a = *choice.algorithm;
   if (!a.supports(coll.op)) choose_algorithm(a.name, coll.op);  // throws the error that lists the valid ones
   coll.check();
   check_model_fits(coll, model);
-  GenContext ctx{coll, model, choice.params, only_rank, op_limit};
+  GenContext ctx{coll, model, choice.params, only_rank, op_limit, phases};
   if (moves_no_data(coll)) return Builder(coll, choice.spec()).finish();
+  if (a.composite && !phases)
+    throw InputError(cat(a.name, " composes phases whose algorithms the planner picks: build it through "
+                                 "plan/phase_choice.hpp (build), not generate() alone"));
   return a.generate(ctx);
 }
 
 Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank,
-                  size_t op_limit) {
-  return generate(choose_algorithm(spec, coll.op), coll, model, only_rank, op_limit);
+                  size_t op_limit, const PhaseChooser* phases) {
+  return generate(choose_algorithm(spec, coll.op), coll, model, only_rank, op_limit, phases);
 }
 
 std::optional<HockneyParams> closed_form_model(const MachineModel& model) {

@@ -33,12 +33,31 @@ struct ParamSpec {
   std::string doc;
 };
 
+// A phase of a composite algorithm (hierarchical): which algorithm runs it,
+// with its time on its own and its messages.
+struct PhaseChoice {
+  std::string spec;
+  double time = 0;
+  uint64_t messages = 0;
+};
+// Who picks a phase's algorithm: the planner (plan/phase_choice.hpp), given
+// to generation, so that one decision point chooses every algorithm —
+// composites never simulate on their own.
+class PhaseChooser {
+ public:
+  virtual ~PhaseChooser() = default;
+  // The algorithm for `sub` on the group's model `gm`, among the registry's
+  // non-composite ones. Deterministic: a function of (sub, gm) alone.
+  virtual PhaseChoice choose(const Collective& sub, const MachineModel& gm) const = 0;
+};
+
 struct GenContext {
   const Collective& coll;
   const MachineModel& model;
   const Params& params;
   int only_rank = -1;  // >= 0: build only this rank's program
   size_t op_limit = 0;  // > 0: throw TooLarge beyond this many ops
+  const PhaseChooser* phases = nullptr;  // composites: who picks each phase's algorithm
 };
 
 using Generator = Schedule (*)(const GenContext&);
@@ -146,11 +165,13 @@ void check_model_fits(const Collective& coll, const MachineModel& model);
 
 // Builds the schedule of an algorithm for `coll` on `model`. Collectives
 // that move no data (all counts zero, barrier excepted) get an empty
-// schedule. op_limit > 0: throw TooLarge beyond that many ops.
+// schedule. op_limit > 0: throw TooLarge beyond that many ops. A composite
+// algorithm needs `phases` (the planner's: plan/phase_choice.hpp, whose
+// build() passes it); without it, an InputError says so.
 Schedule generate(const AlgorithmChoice& choice, const Collective& coll, const MachineModel& model, int only_rank = -1,
-                  size_t op_limit = 0);
+                  size_t op_limit = 0, const PhaseChooser* phases = nullptr);
 Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank = -1,
-                  size_t op_limit = 0);
+                  size_t op_limit = 0, const PhaseChooser* phases = nullptr);
 
 // A collective that moves no data (all counts zero; barrier excepted).
 bool moves_no_data(const Collective& c);

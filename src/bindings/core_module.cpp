@@ -8,17 +8,18 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "plan/phase_choice.hpp"
 #include "algorithms/postal_math.hpp"
 #include "config/settings.hpp"
-#include "measure/profile.hpp"
-#include "measure/subnets.hpp"
+#include "model/profile.hpp"
+#include "model/subnets.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
 #include "plan/overrides.hpp"
 #include "plan/decision_table.hpp"
 #include "plan/planner.hpp"
 #include "schedule/validator.hpp"
-#include "sim/banikazemi.hpp"
+#include "algorithms/banikazemi.hpp"
 #include "sim/simulator.hpp"
 #include "algorithms/broadcast_trees.hpp"
 #include "util/error.hpp"
@@ -348,7 +349,7 @@ NB_MODULE(_core, m) {
   m.def("generate",
         [](const std::string& spec, const Collective& c, const MachineModel& mm, size_t op_limit) {
           nb::gil_scoped_release release;
-          return generate(spec, c, mm, -1, op_limit);
+          return build(spec, c, mm, -1, op_limit);
         },
         "algorithm"_a, "collective"_a, "model"_a, "op_limit"_a = 0,
         "the schedule; op_limit > 0 raises TooLarge beyond that many ops");

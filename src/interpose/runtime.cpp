@@ -1,3 +1,4 @@
+#include "plan/phase_choice.hpp"
 #include "interpose/tls.hpp"
 #include "interpose/runtime.hpp"
 
@@ -154,7 +155,7 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
     const bool hosts = pl->model().maps_hosts();
     const bool per_rank = pl->model().ranks() > 0;
     const ModelPtr gm = pl->model_for(hosts ? st.host_map : per_rank ? st.world_ranks : std::vector<int>{}, coll.nranks);
-    s = optimize_for_execution(generate(d.choice, run_coll, *gm, rank));
+    s = optimize_for_execution(build(d.choice, run_coll, *gm, rank));
   } catch (const InputError& e) {
     // A decision table is the user's file: an entry that does not fit the
     // call (edited by hand) sends it to the native MPI, on every rank alike.

@@ -33,8 +33,9 @@
 #include <unistd.h>
 #include <vector>
 
+#include "plan/phase_choice.hpp"
 #include "algorithms/registry.hpp"
-#include "collective_calls.hpp"
+#include "measure/collective_calls.hpp"
 #include "config/settings.hpp"
 #include "hetcoll.h"
 #include "measure/fig2_timing.hpp"
@@ -250,7 +251,7 @@ int main(int argc, char** argv) {
   auto predict = [&](const std::string& algorithm, const Collective& c) -> double {
     if (!gm || algorithm.empty() || algorithm == "native") return NAN;
     try {
-      return simulate(generate(algorithm, c, *gm), *gm).makespan;
+      return simulate(build(algorithm, c, *gm), *gm).makespan;
     } catch (const std::exception&) {
       return NAN;
     }

@@ -1,5 +1,5 @@
 // hetcoll-probe: measures the machine an MPI job runs on and writes a
-// machine profile (measure/profile.hpp, docs/profile.md). An MPI program of
+// machine profile (model/profile.hpp, docs/profile.md). An MPI program of
 // its own (`hetcoll probe --np K` runs it under mpirun); it uses plain
 // point-to-point MPI and hetcoll's core, never hetcoll's collectives.
 //
@@ -47,10 +47,10 @@
 #include <vector>
 
 #include "exec/reduce_kernels.hpp"
-#include "measure/fit.hpp"
-#include "measure/profile.hpp"
+#include "model/fit.hpp"
+#include "model/profile.hpp"
 #include "measure/program_args.hpp"
-#include "measure/subnets.hpp"
+#include "model/subnets.hpp"
 
 #ifndef HETCOLL_VERSION_STRING
 #define HETCOLL_VERSION_STRING "unknown"

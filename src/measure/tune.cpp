@@ -2,7 +2,7 @@
 // and message size it times the native MPI collective (PMPI_*) and the
 // planner's best predicted candidates on the profile's model, run by
 // hetcoll (MPI_* with the algorithm forced), and stores the winners in the
-// profile (measure/profile.hpp: TunedLayout). The planner then decides by
+// profile (model/profile.hpp: TunedLayout). The planner then decides by
 // measurement where the profile has one for the job's layout and the call's
 // size class, and by the model elsewhere.
 //
@@ -12,10 +12,9 @@
 // repeats, candidates interleaved within each repeat (in rotated order). Where some candidate
 // is latency-bound (the barrier may hide part of it), all are timed again
 // from a synchronized start (measure/sync_timing.hpp) and that decides.
-// The winner has the smallest median — native unless that candidate's
-// median and minimum are both at least kNativeMargin below native's: a
-// difference the measurement cannot tell from noise (a better median from
-// the same best case) keeps the MPI's own collective. Every decision is
+// The winner: plan/planner.hpp measured_winner (the smallest median; native
+// unless that candidate's median and minimum are both kNativeMargin below
+// native's). Every decision is
 // rank 0's, broadcast. Decisions accumulate in the profile: a run replaces
 // the (collective, size) pairs it measures for the job's layout and keeps
 // the others (the size classes recomputed over all of them).
@@ -36,12 +35,12 @@
 #include <string>
 #include <vector>
 
-#include "collective_calls.hpp"
+#include "measure/collective_calls.hpp"
 #include "hetcoll.h"
 #include "measure/fig2_timing.hpp"
 #include "measure/sync_timing.hpp"
 #include "measure/program_args.hpp"
-#include "measure/profile.hpp"
+#include "model/profile.hpp"
 #include "model/profile_model.hpp"
 #include "plan/planner.hpp"
 
@@ -115,11 +114,6 @@ Options parse_args(int argc, char** argv) {
 }
 
 using hetcoll::bench::Call;
-
-// A candidate replaces native only when its median and its minimum are
-// this much below native's (on this machine the same call moves by several
-// per cent from one repeat to the next, alltoall by up to 2×).
-constexpr double kNativeMargin = 0.05;
 
 // The call hetcoll's planner sees (as the MPI layer describes it).
 Collective describe(const std::string& name, int n) {
@@ -305,17 +299,8 @@ int main(int argc, char** argv) {
         TunedEntry e;
         e.op = op;
         e.bytes = call.size_bytes();
-        size_t best = 0;  // names[0] is native
-        for (size_t c = 0; c < names.size(); ++c) {
-          TunedTime tt{names[c], summarize(t[c]), predicted[c]};
-          e.times.push_back(tt);
-          if (tt.time.median < e.times[best].time.median) best = c;
-        }
-        const Measure& w = e.times[best].time;
-        const Measure& nat = e.times[0].time;
-        if (best != 0 && !(w.median < (1 - kNativeMargin) * nat.median && w.min < (1 - kNativeMargin) * nat.min))
-          best = 0;
-        e.winner = names[best];
+        for (size_t c = 0; c < names.size(); ++c) e.times.push_back({names[c], summarize(t[c]), predicted[c]});
+        e.winner = names[measured_winner(e.times)];  // names[0] is native
         if (hidden) e.timing = "synchronized start";
         entries.push_back(e);
         ++step;

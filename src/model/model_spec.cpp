@@ -15,7 +15,7 @@
 #include "model/machine_model.hpp"
 #include "model/postal_model.hpp"
 #include "model/profile_model.hpp"
-#include "measure/profile.hpp"
+#include "model/profile.hpp"
 #include "model/units.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"

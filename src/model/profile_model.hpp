@@ -1,5 +1,5 @@
 // The runtime's model of a probed machine (HETCOLL_PROFILE=FILE): built from
-// a profile (measure/profile.hpp), compact — per host and per class of host
+// a profile (model/profile.hpp), compact — per host and per class of host
 // pairs, O(hosts + subnets²), never a rank × rank matrix.
 //
 // Its "ranks" are the profile's hosts: the runtime maps each rank of a
@@ -47,7 +47,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "measure/profile.hpp"
+#include "model/profile.hpp"
 #include "model/machine_model.hpp"
 
 namespace hetcoll {

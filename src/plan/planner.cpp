@@ -6,9 +6,20 @@
 #include "algorithms/hybrid_mesh.hpp"
 #include "model/hockney_model.hpp"
 #include "model/profile_model.hpp"
+#include "plan/phase_choice.hpp"
 #include "util/error.hpp"
 
 namespace hetcoll {
+
+size_t measured_winner(const std::vector<TunedTime>& times) {
+  size_t best = 0;
+  for (size_t c = 1; c < times.size(); ++c)
+    if (times[c].time.median < times[best].time.median) best = c;
+  const Measure& w = times[best].time;
+  const Measure& nat = times[0].time;
+  if (best != 0 && !(w.median < (1 - kNativeMargin) * nat.median && w.min < (1 - kNativeMargin) * nat.min)) best = 0;
+  return best;
+}
 
 namespace {
 
@@ -30,7 +41,7 @@ struct WorkSpent {};
 Candidate simulate_candidate(const std::string& spec, const Collective& c, const MachineModel& m,
                              const PlanOptions& opt, size_t op_limit, uint64_t work_limit, uint64_t& ops,
                              uint64_t& work) {
-  Schedule s = generate(spec, c, m, -1, op_limit);
+  Schedule s = build(spec, c, m, -1, op_limit);
   ops = s.total_ops();
   SimOptions so;
   so.timeline = false;
@@ -65,9 +76,9 @@ Candidate simulate_candidate(const std::string& spec, const Collective& c, const
 uint64_t likely_ops(const std::string& spec, const Collective& c, const MachineModel& m, size_t limit) {
   const int p = c.nranks;
   try {
-    const uint64_t first = generate(spec, c, m, 0, limit).num_ops(0);
+    const uint64_t first = build(spec, c, m, 0, limit).num_ops(0);
     if (p == 1) return first;
-    const uint64_t last = generate(spec, c, m, p - 1, limit).num_ops(p - 1);
+    const uint64_t last = build(spec, c, m, p - 1, limit).num_ops(p - 1);
     return std::min<uint64_t>(uint64_t(limit) + 1, first + last * uint64_t(p - 1));
   } catch (const TooLarge&) {
     return uint64_t(limit) + 1;
@@ -167,7 +178,7 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       uint64_t ops = 0;
       if (rank) {
         AlgorithmChoice ch = choose_algorithm(s, coll.op);
-        GenContext ctx{coll, model, ch.params, -1};
+        GenContext ctx{coll, model, ch.params, -1, 0, &planned_phases()};
         try {
           if (auto t = rank(ctx, est)) {
             e = est.time(*t);
@@ -197,7 +208,7 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       cand.messages = t.messages;
       if (opt.explain && !cand.messages) {
         try {
-          cand.messages = generate(exact[i], coll, model, -1, opt.op_limit).message_count();
+          cand.messages = build(exact[i], coll, model, -1, opt.op_limit).message_count();
         } catch (const TooLarge&) {
         }
       }
@@ -300,7 +311,7 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   rank_candidates(res.candidates, registry_index, [&](const Candidate& c) -> uint64_t {
     if (c.estimated) return UINT64_MAX;  // too large to build within the budget: unknown
     try {
-      return generate(c.algorithm, coll, model, -1, opt.sim_budget ? std::min(opt.sim_budget, opt.op_limit) : opt.op_limit)
+      return build(c.algorithm, coll, model, -1, opt.sim_budget ? std::min(opt.sim_budget, opt.op_limit) : opt.op_limit)
           .message_count();
     } catch (const TooLarge&) {
       return UINT64_MAX;
@@ -385,7 +396,7 @@ std::string Planner::unfit(const AlgorithmChoice& choice, const Collective& rep,
   if (auto no = disqualified(*choice.algorithm, rep)) return *no;
   try {
     check_params(*choice.algorithm, choice.params);
-    generate(choice, rep, *model_for(rank_map, rep.nranks), -1, kMaxScheduleOps);
+    build(choice, rep, *model_for(rank_map, rep.nranks), -1, kMaxScheduleOps);
   } catch (const TooLarge&) {
     return cat("its schedule would exceed ", kMaxScheduleOps, " operations");
   } catch (const InputError& e) {

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "model/profile.hpp"
 #include "plan/decision_table.hpp"
 #include "plan/overrides.hpp"
 #include "sim/simulator.hpp"
@@ -134,6 +135,16 @@ struct Decision {
   // planned; what `hetcoll plan` lists).
   std::shared_ptr<const PlanResult> weighed;
 };
+
+// How a measured decision (hetcoll tune) is won, the rule beside the
+// planner that follows it: the smallest median, but a candidate replaces
+// the native collective (times[0]) only when its median and its minimum are
+// both kNativeMargin below native's — on this machine the same call moves by
+// several per cent from one repeat to the next (alltoall by up to 2×), and a
+// difference the measurement cannot tell from noise keeps the MPI's own.
+constexpr double kNativeMargin = 0.05;
+// The winner's index in times (0: native). times is not empty.
+size_t measured_winner(const std::vector<TunedTime>& times);
 
 class Planner {
  public:

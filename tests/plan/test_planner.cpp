@@ -376,3 +376,18 @@ TEST(Overrides, ClearErrors) {
   expect_error("gatherv:@binomial_gather", "needs every rank's counts");
   expect_error("alltoallv:@bruck_alltoall", "does not implement alltoallv");
 }
+
+// Tune's winner rule (measured_winner): the smallest median, native kept
+// unless the winner's median and minimum are both kNativeMargin below it.
+TEST(MeasuredWinner, ACandidateReplacesNativeOnlyWhenItsMedianAndMinimumAreClearlyBelow) {
+  auto t = [](const char* name, double median, double min) { return TunedTime{name, Measure{min, median}, 0}; };
+  const double m = 1 - kNativeMargin;
+  EXPECT_EQ(measured_winner({t("native", 1.0, 0.9)}), 0u);
+  EXPECT_EQ(measured_winner({t("native", 1.0, 0.9), t("a", 1.2, 0.5)}), 0u);            // slower median
+  EXPECT_EQ(measured_winner({t("native", 1.0, 0.9), t("a", 0.8, 0.89)}), 0u);           // same best case
+  EXPECT_EQ(measured_winner({t("native", 1.0, 0.9), t("a", 0.8, 0.8)}), 1u);            // both clearly below
+  EXPECT_EQ(measured_winner({t("native", 1.0, 0.9), t("a", 1.0 * m, 0.9 * m * 0.99)}), 0u);  // median at the margin
+  EXPECT_EQ(measured_winner({t("native", 1.0, 0.9), t("a", 0.7, 0.6), t("b", 0.6, 0.55)}), 2u);
+  // The smallest median wins even when it fails the margin and another passes it: native then.
+  EXPECT_EQ(measured_winner({t("native", 1.0, 0.9), t("a", 0.8, 0.7), t("b", 0.79, 0.88)}), 0u);
+}

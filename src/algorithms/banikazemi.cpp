@@ -1,4 +1,4 @@
-#include "sim/banikazemi.hpp"
+#include "algorithms/banikazemi.hpp"
 
 #include <algorithm>
 

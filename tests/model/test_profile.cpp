@@ -6,9 +6,9 @@
 #include <cmath>
 #include <random>
 
-#include "measure/fit.hpp"
-#include "measure/profile.hpp"
-#include "measure/subnets.hpp"
+#include "model/fit.hpp"
+#include "model/profile.hpp"
+#include "model/subnets.hpp"
 #include "model/profile_model.hpp"
 #include "plan/planner.hpp"
 #include "schedule/builder.hpp"

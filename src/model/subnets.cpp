@@ -1,4 +1,4 @@
-#include "measure/subnets.hpp"
+#include "model/subnets.hpp"
 
 #include <algorithm>
 #include <cmath>

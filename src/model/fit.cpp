@@ -1,4 +1,4 @@
-#include "measure/fit.hpp"
+#include "model/fit.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/fit.hpp"
+#include "model/fit.hpp"
 
 namespace hetcoll {
 

@@ -1,6 +1,6 @@
 // Banikazemi et al. (HCW 1999) from Table 1's parameters: Table 2's one-way
 // latencies, the shapes of Figs. 3-5 (configurations A-D), and the paper's
-// equations (sim/banikazemi.hpp) against the simulator on the same trees.
+// equations (algorithms/banikazemi.hpp) against the simulator on the same trees.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include "algorithms/broadcast_trees.hpp"
 #include "algorithms/registry.hpp"
 #include "model/heterogeneous_model.hpp"
-#include "sim/banikazemi.hpp"
+#include "algorithms/banikazemi.hpp"
 #include "sim/simulator.hpp"
 #include "util/error.hpp"
 

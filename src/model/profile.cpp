@@ -1,4 +1,4 @@
-#include "measure/profile.hpp"
+#include "model/profile.hpp"
 
 #include <cmath>
 #include <nlohmann/json.hpp>

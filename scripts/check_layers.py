@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""The layers of src/, lowest first, and the check that no include runs back up.
+
+A file may include files of its own layer and of the layers below it, never
+of a layer above. The order is written here once; docs/architecture.md draws
+it and this check holds the drawing to it.
+
+    python3 scripts/check_layers.py [ROOT]     # exit 1 naming every wrong include
+
+Each layer is a folder of src/; `measure` (the programs probe, tune, bench)
+and `bindings` (the Python module) stand side by side at the top and may not
+include each other. Of include/, the collectives' table is a fact every layer
+may read; hetcoll.h is the C API the interpose layer implements.
+"""
+import pathlib
+import re
+import sys
+
+# Lowest first. A tuple is one layer of folders that may not include each other.
+LAYERS = [
+    ("util",),
+    ("config",),
+    ("schedule",),
+    ("model",),
+    ("sim",),
+    ("algorithms",),
+    ("plan",),
+    ("exec",),
+    ("interpose",),
+    ("measure", "bindings"),
+]
+# Files of include/ and the layer they belong to.
+PUBLIC = {"hetcoll_collectives.def": "util", "hetcoll.h": "interpose"}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+SOURCES = (".cpp", ".hpp", ".h", ".c", ".def", ".inc")
+
+
+def level_of(folder):
+    for i, group in enumerate(LAYERS):
+        if folder in group:
+            return i
+    return None
+
+
+def layer_of(path, src, include):
+    """(level, folder) of a file under src/ or include/, or None."""
+    try:
+        rel = path.relative_to(src)
+        return level_of(rel.parts[0]), rel.parts[0]
+    except ValueError:
+        pass
+    try:
+        rel = path.relative_to(include)
+    except ValueError:
+        return None
+    folder = PUBLIC.get(str(rel))
+    return (level_of(folder), folder) if folder else None
+
+
+def resolve(name, here, src, include):
+    for base in (here.parent, src, include):
+        p = (base / name).resolve()
+        if p.is_file():
+            return p
+    return None
+
+
+def check(root):
+    root = pathlib.Path(root).resolve()
+    src, include = root / "src", root / "include"
+    problems = []
+    for folder in sorted(p for p in src.iterdir() if p.is_dir()):
+        if level_of(folder.name) is None:
+            problems.append(f"src/{folder.name}/: a folder no layer names (add it to LAYERS in scripts/check_layers.py)")
+    for path in sorted(src.rglob("*")):
+        if path.suffix not in SOURCES or not path.is_file():
+            continue
+        here = layer_of(path.resolve(), src, include)
+        if here is None or here[0] is None:
+            continue
+        text = path.read_text(errors="replace")
+        for m in INCLUDE.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            where = f"{path.relative_to(root)}:{line}"
+            target = resolve(m.group(1), path.resolve(), src, include)
+            if target is None:
+                problems.append(f'{where}: includes "{m.group(1)}", which is in no layer (not under src/ or include/)')
+                continue
+            there = layer_of(target, src, include)
+            if there is None or there[0] is None:
+                problems.append(f'{where}: includes "{m.group(1)}", which is in no layer')
+            elif there[0] > here[0] or (there[0] == here[0] and there[1] != here[1]):
+                problems.append(f'{where}: {here[1]} includes "{m.group(1)}" of {there[1]}, a layer '
+                                f'{"above" if there[0] > here[0] else "beside"} it')
+    return problems
+
+
+def main(argv):
+    root = argv[1] if len(argv) > 1 else pathlib.Path(__file__).resolve().parent.parent
+    problems = check(root)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} include(s) run against the layers "
+              f"(lowest first: {' < '.join('/'.join(g) for g in LAYERS)})")
+        return 1
+    print(f"layers hold: {' < '.join('/'.join(g) for g in LAYERS)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,59 @@
+"""The layer check (scripts/check_layers.py) passes on the tree and fails, naming
+the file, line and layers, on an include that runs back up."""
+import pathlib
+import shutil
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CHECK = ROOT / "scripts" / "check_layers.py"
+
+
+def run(root):
+    p = subprocess.run([sys.executable, str(CHECK), str(root)], capture_output=True, text=True)
+    return p.returncode, p.stdout
+
+
+def copy_tree(tmp_path):
+    for part in ("src", "include"):
+        shutil.copytree(ROOT / part, tmp_path / part)
+    return tmp_path
+
+
+def test_the_tree_holds():
+    code, out = run(ROOT)
+    assert code == 0, out
+    assert "layers hold" in out
+
+
+def test_an_include_from_a_lower_layer_to_a_higher_one_is_named(tmp_path):
+    root = copy_tree(tmp_path)
+    units = root / "src" / "model" / "units.cpp"
+    text = units.read_text()
+    units.write_text(text.replace('#include "model/units.hpp"', '#include "model/units.hpp"\n#include "plan/planner.hpp"', 1))
+    code, out = run(root)
+    assert code == 1
+    line = next(i + 1 for i, l in enumerate(units.read_text().splitlines()) if "plan/planner.hpp" in l)
+    assert f'src/model/units.cpp:{line}: model includes "plan/planner.hpp" of plan, a layer above it' in out
+    assert "1 include(s) run against the layers" in out
+
+
+def test_the_two_top_folders_may_not_include_each_other(tmp_path):
+    root = copy_tree(tmp_path)
+    probe = root / "src" / "measure" / "probe.cpp"
+    probe.write_text('#include "bindings/core_module.cpp"\n' + probe.read_text())
+    code, out = run(root)
+    assert code == 1
+    assert 'src/measure/probe.cpp:1: measure includes "bindings/core_module.cpp" of bindings, a layer beside it' in out
+
+
+def test_a_folder_in_no_layer_and_an_include_from_nowhere_are_refused(tmp_path):
+    root = copy_tree(tmp_path)
+    (root / "src" / "extras").mkdir()
+    (root / "src" / "extras" / "x.cpp").write_text("int x;\n")
+    sim = root / "src" / "sim" / "simulator.cpp"
+    sim.write_text('#include "nowhere.hpp"\n' + sim.read_text())
+    code, out = run(root)
+    assert code == 1
+    assert "src/extras/: a folder no layer names" in out
+    assert 'src/sim/simulator.cpp:1: includes "nowhere.hpp", which is in no layer' in out
