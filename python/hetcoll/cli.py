@@ -737,11 +737,15 @@ def cmd_whatif(args) -> int:
 
 
 def cmd_config(args) -> int:
+    if args.markdown:
+        sys.stdout.write(_core.settings_markdown())
+        return 0
     settings = _core.settings()
     unknown = _core.unknown_settings()
+    conf = _core.configuration()
     if args.json:
         _emit_json({"version": _core.__version__, "settings": settings,
-                    "unknown": [{"name": n, "suggestion": s} for n, s in unknown]})
+                    "unknown": [{"name": n, "suggestion": s} for n, s in unknown], "problems": conf["problems"]})
         return 0
     print(f"hetcoll {_core.__version__}: the variables the MPI layer reads (values in this environment)")
     for st in settings:
@@ -754,9 +758,8 @@ def cmd_config(args) -> int:
             print(f"  {'':<22}   ! {st['problem']}")
     print("'alike on every rank': the setting changes decisions; where the ranks of a communicator have it\n"
           "differently (or the files it names differ), that communicator runs the native collectives")
-    for name, suggestion in unknown:
-        hint = f" (did you mean {suggestion}?)" if suggestion else ""
-        sys.stderr.write(f"hetcoll: warning: unknown variable {name}{hint}: nothing reads it\n")
+    for problem in conf["problems"]:  # in the MPI layer's words: the same reading
+        sys.stderr.write(f"hetcoll: warning: {problem}\n")
     return 0
 
 
@@ -995,6 +998,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cf = sub.add_parser("config", help="the HETCOLL_* environment variables, their meaning and the values in effect")
     cf.add_argument("--json", action="store_true")
+    cf.add_argument("--markdown", action="store_true", help="the variables as the table docs/mpi.md shows")
     cf.set_defaults(func=cmd_config)
 
     d = sub.add_parser("demo", help="a short tour: tables, trees, plans, predictions")

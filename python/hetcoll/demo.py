@@ -56,7 +56,7 @@ def run_demo(out: str) -> int:
     print(f"   {'lambda':>6} {'T_delay_receive':>16} {'T_delay_send':>13}  planner's choice")
     for lam in (1.3, 1.44, 1.6, 2.4, 2.6):
         m = _core.parse_model(f"postal:lambda={lam}")
-        best = _core.plan(_core.collective("allreduce", 1000, 1, 0, 8), m)[0]
+        best = _core.decide(_core.collective("allreduce", 1000, 1, 0, 8), m)
         print(f"   {lam:>6g} {_core.postal.T_delay_receive(lam, 1000):>16.4g} {_core.postal.T_delay_send(lam, 1000):>13.4g}"
               f"  {best['algorithm']} -> {best['predicted']:.4g} (simulated, no forced idling)")
 

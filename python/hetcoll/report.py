@@ -288,9 +288,24 @@ def plot_network(p: dict, path: Path) -> bool:
     return True
 
 
-def draw_schedule(p: dict, profile_path: str, op: str, nbytes: int, path: Path) -> str | None:
-    """The planner's choice for `op` on the profile's ranks, its messages
-    drawn with Graphviz; returns the caption, None without Graphviz."""
+def drawn_algorithm(summ: list[dict], p: dict, profile_path: str, op: str, nbytes: int) -> tuple[str, str]:
+    """(algorithm, whence): what the report draws for `op` of `nbytes` on the
+    profile's ranks — the algorithm the bench says ran for that call, else
+    the MPI layer's decision for it (the same decision point: overrides none,
+    the profile's measured decisions, then the model)."""
+    ranks = int(p["measured"]["ranks"])
+    for r in summ:
+        if r["op"] == op and r["bytes"] == nbytes and r["ranks"] == ranks and r["algorithm"]:
+            return r["algorithm"], "ran"
+    model = _core.group_model(_core.parse_model(f"profile:{profile_path}"), [], ranks)
+    elem = 8 if nbytes % 8 == 0 and nbytes else 1
+    d = _core.decide(_core.collective(op, ranks, max(nbytes // elem, 1), elem_size=elem), model)
+    return ("native" if d["native"] else d["algorithm"]), "decided"
+
+
+def draw_schedule(p: dict, profile_path: str, op: str, nbytes: int, path: Path, algorithm: str) -> str | None:
+    """`algorithm` for `op` on the profile's ranks, its messages drawn with
+    Graphviz; returns the caption, None without Graphviz."""
     dot = shutil.which("dot")
     if not dot:
         return None
@@ -299,8 +314,8 @@ def draw_schedule(p: dict, profile_path: str, op: str, nbytes: int, path: Path) 
     model = _core.group_model(_core.parse_model(f"profile:{profile_path}"), [], ranks)
     elem = 8 if nbytes % 8 == 0 and nbytes else 1
     coll = _core.collective(op, ranks, max(nbytes // elem, 1), elem_size=elem)
-    best = _core.plan(coll, model)[0]
-    sched = _core.generate(best["algorithm"], coll, model)
+    sched = _core.generate(algorithm, coll, model)
+    best = {"algorithm": sched.algorithm, "predicted": sched.simulate(model, False).makespan}
     msgs = sched.messages()
     host_of = {}
     for h in p["hosts"]:
@@ -387,16 +402,23 @@ def build(results: list[str], profile_path: str, out_dir: str, title: str | None
     f = out / "network.png"
     if plot_network(p, f):
         figs.append(("The network the probe measured", f, "Hosts in subnet order; the subnets found are outlined."))
+    summ = summary_rows(rows)
     for op, nbytes in (("bcast", 1024), ("bcast", 1 << 20), ("allreduce", 1 << 20)):
         f = out / f"schedule_{op}_{nbytes}.png"
         try:
-            cap = draw_schedule(p, profile_path, op, nbytes, f)
+            algorithm, whence = drawn_algorithm(summ, p, profile_path, op, nbytes)
+            cap = None
+            if algorithm == "native":
+                print(f"hetcoll report: no drawing of {op} {nbytes} B: the native MPI's collective {whence}")
+            else:
+                cap = draw_schedule(p, profile_path, op, nbytes, f, algorithm)
         except (RuntimeError, ValueError) as e:  # e.g. a profile of one rank
             cap = None
             print(f"hetcoll report: no drawing of {op} {nbytes} B: {e}")
         if cap:
-            figs.append((f"The planner's {op} at {_size(nbytes)}", f, cap))
-    summ = summary_rows(rows)
+            title = f"The {op} that ran at {_size(nbytes)}" if whence == "ran" else \
+                f"hetcoll's {op} at {_size(nbytes)} (decided; the bench did not run it)"
+            figs.append((title, f, cap))
     ratios = [s["ratio"] for s in summ if s["ratio"]]
     errs = [abs(s["error"]) for s in summ if s["error"] is not None]
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title or 'hetcoll report')}"

@@ -61,9 +61,10 @@ def predict_rows(op: str, model_spec: str, ranks: int | None, root: int, sizes: 
         algo = same_tree_algorithm(op, tree, b)
         coll = _core.collective(op, n, b, root, 1)
         sim = _core.generate(algo, coll, gm).simulate(gm, False).makespan
-        best = _core.plan(coll, gm)[0]
+        best = _core.decide(coll, gm)  # the MPI layer's decision point
         rows.append({"bytes": b, "equations_s": eq, "simulated_s": sim, "algorithm": algo,
-                     "planner": best["algorithm"], "planner_s": best["predicted"]})
+                     "planner": "native" if best["native"] else best["algorithm"],
+                     "planner_s": None if best["native"] else best["predicted"]})
     return {"op": op, "model": model.spec, "ranks": n, "root": root, "tree": tree if op == "bcast" else
             ("sequential" if op == "scatter" else "reverse sequential"), "rows": rows}
 
@@ -139,8 +140,8 @@ def whatif_rows(op: str, ranks: int, fast_counts: list[int], nbytes: int, algori
                 t = _core.generate(algorithm, coll, model).simulate(model, False).makespan
                 name = algorithm
             else:
-                best = _core.plan(coll, model)[0]
-                t, name = best["predicted"], best["algorithm"]
+                best = _core.decide(coll, model)  # the MPI layer's decision point
+                t, name = (None, "native") if best["native"] else (best["predicted"], best["algorithm"])
             row = {"fast": k, "slow": ranks - k, "predicted_s": t, "algorithm": name}
             if op in ("bcast", "scatter", "gather"):
                 row["equations_s"] = _core.analytic(op, model, ranks, 0, max(1, nbytes), "binomial")[0]

@@ -15,6 +15,7 @@
 #include "model/subnets.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
+#include "plan/configuration.hpp"
 #include "plan/overrides.hpp"
 #include "plan/decision_table.hpp"
 #include "plan/planner.hpp"
@@ -116,6 +117,20 @@ NB_MODULE(_core, m) {
     }
     return out;
   }, "every HETCOLL_* variable the MPI layer reads, with the value in effect in this environment");
+  m.def("configuration", [] {
+    const Configuration c = read_configuration();
+    nb::dict d;
+    d["disabled"] = c.disabled;
+    d["explain"] = c.explain;
+    d["hang_timeout"] = c.hang_timeout;
+    d["model_source"] = c.model_source;
+    d["overrides"] = c.overrides.str();
+    d["table"] = bool(c.table);
+    d["problems"] = c.problems;
+    return d;
+  }, "what the MPI layer makes of the HETCOLL_* variables in this environment: the values it uses and every "
+     "problem, in its words");
+  m.def("settings_markdown", &settings_markdown, "the settings as the Markdown table docs/mpi.md shows");
   m.def("unknown_settings", [] {
     std::vector<std::pair<std::string, std::string>> out;
     for (auto& u : unknown_settings()) out.emplace_back(u.name, u.suggestion);
@@ -368,12 +383,20 @@ NB_MODULE(_core, m) {
         "collective"_a, "model"_a, "explain"_a = false, "all candidates for this very call, best first");
 
   m.def("decide",
-        [](const Collective& c, std::shared_ptr<MachineModel> mm, const std::string& overrides) {
+        [](const Collective& c, std::shared_ptr<MachineModel> mm, const std::string& overrides,
+           const std::string& table) {
           Decision d;
           Collective rep;
+          std::vector<std::string> problems;
           {
             nb::gil_scoped_release release;
-            Planner planner(mm, Overrides::parse(overrides));
+            const Overrides ov = Overrides::parse(overrides);
+            std::shared_ptr<const DecisionTable> t;
+            if (!table.empty()) {
+              t = decision_table_for(table, *mm, ov, problems);
+              if (!t) throw InputError(problems.back());
+            }
+            Planner planner(mm, ov, t);
             d = planner.decide(c);
             rep = representative(c);
           }
@@ -388,15 +411,18 @@ NB_MODULE(_core, m) {
           out["measured"] = d.measured;
           out["measured_time"] = d.measured_time;
           out["native_time"] = d.native_time;
+          out["from_table"] = d.from_table;
+          out["problems"] = problems;
           out["representative"] = rep;
           out["size_class"] = counts_known_everywhere(c.op) ? size_class(c.size_bytes()) : -1;
           if (d.weighed) out["candidates"] = candidate_dicts(*d.weighed);
           else out["candidates"] = nb::none();
           return out;
         },
-        "collective"_a, "model"_a, "overrides"_a = "",
-        "the decision the MPI layer makes for this call: overrides, then the best candidate for the call's size "
-        "class (planned on 'representative')");
+        "collective"_a, "model"_a, "overrides"_a = "", "table"_a = "",
+        "the decision the MPI layer makes for this call, by the same decision point: overrides (HETCOLL_ALGO), a "
+        "measured decision of a profile, a decision table (HETCOLL_TABLE: 'table'), then the best candidate for the "
+        "call's size class (planned on 'representative'); 'problems': what the MPI layer would say of the table");
   m.def("decision_table",
         [](const MachineModel& mm, const std::vector<int>& ranks, const std::vector<std::string>& ops,
            uint64_t max_bytes, const std::vector<uint32_t>& elems) {

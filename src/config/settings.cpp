@@ -1,7 +1,11 @@
 #include "config/settings.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <cstring>
 #include <stdexcept>
 
@@ -15,27 +19,48 @@ const std::vector<Setting>& settings() {
        "the machine model: a profile written by 'hetcoll probe' (ranks mapped to its hosts by name; measured "
        "decisions of 'hetcoll tune' included), a spec (see 'hetcoll models') or a JSON model file; the default is "
        "fitted to shared memory (3 us per message, 10 GB/s, receives keep the CPU busy)",
-       true},
+       true, SettingKind::text, {}, "a profile, a spec or a model file",
+       "A profile's hosts are matched by `MPI_Get_processor_name`: each communicator's ranks contribute their "
+       "host's key once (in the 16-byte-a-rank `MPI_Allgather` made when hetcoll first uses the communicator), and "
+       "a communicator with a host the profile lacks runs on the default model (one warning). The profile's "
+       "measured decisions (`hetcoll tune`) come first where they cover the call's layout and size class. "
+       "Unreadable or malformed (a model file is at most 64 MiB): the default is used and world rank 0 says why. "
+       "A per-rank model for a different number of ranks than the job: the default."},
       {"HETCOLL_ALGO", "",
-       "algorithm overrides, e.g. 'bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect' (the grammar in the README)",
-       true},
+       "algorithm overrides, e.g. 'bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect' (the grammar in "
+       "docs/mpi.md)",
+       true, SettingKind::text, {}, "override rules",
+       "Checked when read (collectives, ranges, algorithms, parameter values); malformed: ignored, and world "
+       "rank 0 says why. An override is followed only where the rules every decision keeps allow it."},
       {"HETCOLL_TABLE", "",
        "a decision table written by 'hetcoll plan --table' for this model: first calls of the classes it covers "
        "cost a lookup instead of planning",
-       true},
-      {"HETCOLL_DEBUG", "", "'explain': one line on stderr per new decision and per fallback to the native MPI", false},
-      {"HETCOLL_DISABLE", "0", "'1': every collective goes to the native MPI", true},
+       true, SettingKind::text, {}, "a file",
+       "Written by `hetcoll plan --table FILE -n 4,16,64 -m MODEL` (every collective at root 0, every size class "
+       "up to `--table-max`, element sizes 1, 4, 8). Used only with the model and the hetcoll version that built "
+       "it and without `HETCOLL_ALGO` — then its entries are exactly the planner's decisions; otherwise (or "
+       "unreadable, malformed) world rank 0 says why once and the planner decides as usual."},
+      {"HETCOLL_DEBUG", "", "'explain': one line on stderr per new decision and per fallback to the native MPI", false,
+       SettingKind::choice, {"", "0", "1", "explain"}, "explain, 1 or 0",
+       "On rank 0 of each communicator, e.g. `hetcoll: allreduce p=4 size=80000B: rabenseifner_allreduce, "
+       "predicted 30 us; runner-up hybrid_allreduce[mesh=2x2:SSCC] 30 us (+0%)`; one line per override not "
+       "followed and why, and one per reason to fall back to the native collective."},
+      {"HETCOLL_DISABLE", "0", "'1': every collective goes to the native MPI", true, SettingKind::flag, {}, "1 or 0",
+       "Also 'true'/'false', 'yes'/'no', 'on'/'off'."},
       {"HETCOLL_HANG_TIMEOUT", "120",
-       "seconds a collective may wait before hetcoll reports on stderr what it is waiting for (0: never)", false},
+       "seconds a collective may wait before hetcoll reports on stderr what it is waiting for (0: never)", false,
+       SettingKind::seconds, {}, "seconds", ""},
   };
   return table;
 }
 
-const char* setting_default(const char* name) {
+const Setting& setting_declared(const char* name) {
   for (const Setting& s : settings())
-    if (std::strcmp(s.name, name) == 0) return s.default_value;
+    if (std::strcmp(s.name, name) == 0) return s;
   throw std::logic_error(std::string("undeclared setting ") + name);
 }
+
+const char* setting_default(const char* name) { return setting_declared(name).default_value; }
 
 SettingValue setting(const char* name) {
   for (const Setting& s : settings()) {
@@ -54,6 +79,77 @@ SettingValue setting(const char* name) {
     return v;
   }
   throw std::logic_error(std::string("undeclared setting ") + name);
+}
+
+namespace {
+
+const Setting& of_kind(const char* name, SettingKind kind) {
+  const Setting& s = setting_declared(name);
+  if (s.kind != kind) throw std::logic_error(std::string(name) + " is declared of another kind");
+  return s;
+}
+
+// The environment's value, its refusal (too long) said.
+SettingValue value_of(const char* name, std::vector<std::string>& problems) {
+  SettingValue v = setting(name);
+  if (!v.problem.empty()) problems.push_back(v.problem);
+  return v;
+}
+
+std::optional<bool> yes_no(std::string v) {
+  for (auto& ch : v) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  if (v.empty() || v == "0" || v == "false" || v == "no" || v == "off") return false;
+  return std::nullopt;
+}
+
+std::optional<double> seconds(const std::string& v) {
+  char* end = nullptr;
+  errno = 0;
+  const double t = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || errno || !std::isfinite(t) || t < 0) return std::nullopt;
+  return t;
+}
+
+}  // namespace
+
+bool flag_setting(const char* name, std::vector<std::string>& problems) {
+  const Setting& s = of_kind(name, SettingKind::flag);
+  const SettingValue v = value_of(name, problems);
+  if (auto b = yes_no(v.value)) return *b;
+  problems.push_back(std::string(name) + "='" + v.value + "' is not 1 or 0: ignored (" + s.default_value + " used)");
+  return *yes_no(s.default_value);
+}
+
+double seconds_setting(const char* name, std::vector<std::string>& problems) {
+  const Setting& s = of_kind(name, SettingKind::seconds);
+  const SettingValue v = value_of(name, problems);
+  if (auto t = seconds(v.value)) return *t;
+  problems.push_back(std::string(name) + "='" + v.value + "' is not a number of seconds: using " + s.default_value);
+  return *seconds(s.default_value);
+}
+
+std::string choice_setting(const char* name, std::vector<std::string>& problems) {
+  const Setting& s = of_kind(name, SettingKind::choice);
+  const SettingValue v = value_of(name, problems);
+  if (std::find(s.choices.begin(), s.choices.end(), v.value) != s.choices.end()) return v.value;
+  problems.push_back(std::string(name) + "='" + v.value + "' is not " + s.units + ": ignored");
+  return "";
+}
+
+std::string text_setting(const char* name, std::vector<std::string>& problems) {
+  of_kind(name, SettingKind::text);
+  return value_of(name, problems).value;
+}
+
+std::string settings_markdown() {
+  std::string out = "| variable | default | meaning | alike on every rank |\n|---|---|---|---|\n";
+  for (const Setting& s : settings()) {
+    const std::string def = *s.default_value ? std::string("`") + s.default_value + "`" : "(empty)";
+    std::string meaning = std::string(s.meaning) + (*s.details ? std::string(". ") + s.details : std::string());
+    out += std::string("| `") + s.name + "` | " + def + " | " + meaning + " | " + (s.agreed ? "yes" : "no") + " |\n";
+  }
+  return out;
 }
 
 namespace {

@@ -9,6 +9,12 @@
 
 namespace hetcoll {
 
+// How a setting's value is read. text: as it is (the layer that uses it
+// checks it: HETCOLL_PROFILE, HETCOLL_ALGO and HETCOLL_TABLE are checked by
+// plan/configuration.hpp); flag: 1/0, true/false, yes/no, on/off, any case;
+// seconds: a number >= 0; choice: one of `choices`.
+enum class SettingKind { text, flag, seconds, choice };
+
 struct Setting {
   const char* name;
   const char* default_value;
@@ -19,8 +25,13 @@ struct Setting {
   // (config/agreement.hpp); where they differ, the communicator runs the
   // native collectives.
   bool agreed;
+  SettingKind kind = SettingKind::text;
+  std::vector<std::string> choices = {};  // kind choice: the values accepted ("" among them: unset)
+  const char* units = "";                 // what the value is ("seconds", "1 or 0", ...)
+  const char* details = "";               // more for the docs (docs/mpi.md's table), Markdown
 };
 const std::vector<Setting>& settings();
+const Setting& setting_declared(const char* name);  // throws std::logic_error for an undeclared name
 
 // Values longer than this are refused (a hostile environment).
 constexpr size_t kMaxSettingLength = 65536;
@@ -33,6 +44,19 @@ struct SettingValue {
 // The value of a declared setting; throws std::logic_error for an undeclared name.
 SettingValue setting(const char* name);
 const char* setting_default(const char* name);
+
+// A setting read as its kind says, every refusal one line in `problems` in
+// the words the MPI layer says it (and `hetcoll config` prints): the value
+// refused, what it is not, what is used instead. Each throws
+// std::logic_error when the setting is declared of another kind.
+bool flag_setting(const char* name, std::vector<std::string>& problems);
+double seconds_setting(const char* name, std::vector<std::string>& problems);
+std::string choice_setting(const char* name, std::vector<std::string>& problems);  // "" when unset or refused
+std::string text_setting(const char* name, std::vector<std::string>& problems);
+
+// The settings as a Markdown table (name, default, meaning, alike on every
+// rank): what docs/mpi.md shows, produced here (hetcoll config --markdown).
+std::string settings_markdown();
 
 struct UnknownSetting {
   std::string name, suggestion;  // suggestion: the nearest declared name ("" if none is close)

@@ -1,9 +1,5 @@
 #include "interpose/runtime_config.hpp"
 
-#include <cctype>
-#include <cerrno>
-#include <optional>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,87 +7,25 @@
 #include <mpi.h>
 
 #include "config/settings.hpp"
+#include "plan/configuration.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
 namespace hetcoll::mpi {
 
-namespace {
-// A yes/no setting: 1/0, true/false, yes/no, on/off (any case); nullopt
-// for anything else.
-std::optional<bool> yes_no(std::string v) {
-  for (auto& ch : v) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
-  if (v.empty() || v == "0" || v == "false" || v == "no" || v == "off") return false;
-  return std::nullopt;
-}
-
-std::string default_source(const Config& c, const std::string& why = "") {
-  return cat(c.default_model, " (the default", why.empty() ? "" : ": " + why, ")");
-}
-}  // namespace
-
 Config& config() {
   static Config* cfg = [] {
     auto* c = new Config;  // lives until exit: MPI may call us from atexit-time code
-    auto note = [&](const SettingValue& v) {
-      if (!v.problem.empty()) c->problems.push_back(v.problem);
-    };
-    SettingValue dis = setting("HETCOLL_DISABLE"), dbg = setting("HETCOLL_DEBUG"), prof = setting("HETCOLL_PROFILE"),
-                 algo = setting("HETCOLL_ALGO"), hang = setting("HETCOLL_HANG_TIMEOUT"),
-                 table = setting("HETCOLL_TABLE");
-    for (auto* v : {&dis, &dbg, &prof, &algo, &hang, &table}) note(*v);
-    if (auto d = yes_no(dis.value)) c->disabled = *d;
-    else c->problems.push_back(cat("HETCOLL_DISABLE='", dis.value, "' is not 1 or 0: ignored (hetcoll runs)"));
-    c->explain = dbg.value == "explain" || dbg.value == "1";
-    if (!dbg.value.empty() && !c->explain && dbg.value != "0")
-      c->problems.push_back(cat("HETCOLL_DEBUG='", dbg.value, "' is not 'explain': ignored"));
-    {
-      char* end = nullptr;
-      errno = 0;
-      double t = std::strtod(hang.value.c_str(), &end);
-      if (hang.value.empty() || *end || errno || !std::isfinite(t) || t < 0) {
-        c->problems.push_back(cat("HETCOLL_HANG_TIMEOUT='", hang.value, "' is not a number of seconds: using ",
-                                  setting_default("HETCOLL_HANG_TIMEOUT")));
-        t = std::strtod(setting_default("HETCOLL_HANG_TIMEOUT"), nullptr);
-      }
-      c->hang_timeout = t;
-    }
-    c->default_model = setting_default("HETCOLL_PROFILE");
-    ModelPtr model = parse_model(c->default_model);
-    c->model_source = default_source(*c);
-    if (prof.from_env && !prof.value.empty()) {
-      try {
-        model = load_model(prof.value);
-        c->model_source = prof.value;
-      } catch (const std::exception& e) {
-        c->problems.push_back(cat("HETCOLL_PROFILE ignored (", e.what(), "); using ", c->default_model));
-        c->model_source = default_source(*c, cat(prof.value, " did not load"));
-      }
-    }
-    Overrides overrides;
-    if (!algo.value.empty()) {
-      try {
-        overrides = Overrides::parse(algo.value);
-      } catch (const std::exception& e) {
-        c->problems.push_back(cat("HETCOLL_ALGO ignored: ", e.what()));
-      }
-    }
-    for (const UnknownSetting& u : unknown_settings())
-      c->problems.push_back(cat("unknown variable ", u.name, " ignored",
-                                u.suggestion.empty() ? std::string() : " (did you mean " + u.suggestion + "?)",
-                                "; 'hetcoll config' lists the variables"));
-    if (!table.value.empty()) {
-      try {
-        c->table = std::make_shared<const DecisionTable>(load_decision_table(table.value));
-        c->table_digest = fnv1a(c->table->to_json().dump());
-        const std::string why = table_mismatch(*c->table, *model, overrides.rules().size());
-        if (!why.empty()) c->problems.push_back(cat("HETCOLL_TABLE not used: ", why));
-      } catch (const std::exception& e) {
-        c->problems.push_back(cat("HETCOLL_TABLE ignored: ", e.what()));
-      }
-    }
-    c->planner = std::make_shared<Planner>(model, overrides, c->table);
+    Configuration read = read_configuration();
+    c->disabled = read.disabled;
+    c->explain = read.explain;
+    c->hang_timeout = read.hang_timeout;
+    c->default_model = read.default_model;
+    c->model_source = read.model_source;
+    c->table = read.table;
+    c->table_digest = read.table_digest;
+    c->problems = read.problems;
+    c->planner = std::make_shared<Planner>(read.model, read.overrides, c->table);
     return c;
   }();
   return *cfg;
@@ -112,7 +46,7 @@ void set_model(const std::string& spec) {
     throw InputError(cat("the model describes ", m->ranks(), " ranks, the job has ", world));
   std::lock_guard<std::mutex> lock(c.mu);
   c.planner = std::make_shared<Planner>(m, c.planner->overrides(), c.table);
-  c.model_source = spec.empty() ? default_source(c) : spec;
+  c.model_source = spec.empty() ? default_model_source(c.default_model) : spec;
   c.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -143,7 +77,7 @@ void check_profile_fits(int world_size) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   if (c.reported.insert(note).second && world_rank == 0) say(note);
   c.planner = std::make_shared<Planner>(parse_model(c.default_model), c.planner->overrides(), c.table);
-  c.model_source = default_source(c, cat(c.model_source, " describes ", ranks, " ranks"));
+  c.model_source = default_model_source(c.default_model, cat(c.model_source, " describes ", ranks, " ranks"));
   c.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 

@@ -1,5 +1,6 @@
 """The generated docs match the code: docs/algorithms.md is the registry,
 docs/selection.md the planner's current choices."""
+import json
 import pathlib
 
 from hetcoll import _core
@@ -25,20 +26,44 @@ def test_selection_md_is_current():
         "regenerate: python -m hetcoll.crossovers > docs/selection.md"
 
 
-def test_every_setting_is_documented_and_nothing_else():
-    """The HETCOLL_* variables are declared once (src/config/settings.cpp); the
-    README and docs/mpi.md describe exactly those, with their defaults."""
+def test_the_settings_table_is_the_declaration():
+    """The HETCOLL_* variables are declared once (src/config/settings.cpp,
+    with kind, default and meaning); docs/mpi.md shows the table produced
+    from it, and no page names a variable that is not declared."""
     import re
 
-    settings = {s["name"]: s for s in _core.settings()}
+    text = (DOCS / "mpi.md").read_text()
+    table = re.search(r"<!-- settings:[^\n]*-->\n(.*?)<!-- end settings -->", text, re.S)
+    assert table, "docs/mpi.md: no settings table between its markers"
+    assert table.group(1) == _core.settings_markdown(), "regenerate: hetcoll config --markdown (into docs/mpi.md)"
+    settings = {s["name"] for s in _core.settings()}
     statuses = {"HETCOLL_SUCCESS", "HETCOLL_UNSUPPORTED", "HETCOLL_BAD_ARGUMENT", "HETCOLL_MPI_ERROR",
                 "HETCOLL_INTERNAL_ERROR"}
-    for path in (DOCS.parent / "README.md", DOCS / "mpi.md"):
-        text = path.read_text()
-        named = set(re.findall(r"(?<!-D)HETCOLL_[A-Z_]+", text)) - statuses  # not CMake options (-DHETCOLL_…)
-        assert named == set(settings), f"{path.name}: {named ^ set(settings)}"
-        for s in settings.values():
-            assert f"`{s['name']}" in text
-    readme = (DOCS.parent / "README.md").read_text()
-    assert settings["HETCOLL_PROFILE"]["default"] in readme
-    assert f"default {settings['HETCOLL_HANG_TIMEOUT']['default']}" in readme
+    for path in [DOCS.parent / "README.md", *DOCS.glob("*.md")]:
+        named = set(re.findall(r"(?<!-D)HETCOLL_[A-Z_]+", path.read_text())) - statuses  # not CMake options
+        assert named <= settings, f"{path.name}: {named - settings}"
+
+
+def test_config_says_every_problem_as_the_mpi_layer_does(run_cli, monkeypatch, tmp_path):
+    """hetcoll config reads the settings through the MPI layer's own reading
+    (src/plan/configuration.cpp): each value the runtime refuses is named."""
+    bad_table = tmp_path / "t.json"
+    bad_table.write_text("{")
+    for name, value, said in [
+            ("HETCOLL_PROFILE", "/nonexistent.json", "HETCOLL_PROFILE ignored (cannot read '/nonexistent.json')"),
+            ("HETCOLL_ALGO", "bcast:@nope", "HETCOLL_ALGO ignored: override 'bcast:@nope': unknown algorithm 'nope'"),
+            ("HETCOLL_HANG_TIMEOUT", "abc", "HETCOLL_HANG_TIMEOUT='abc' is not a number of seconds: using 120"),
+            ("HETCOLL_HANG_TIMEOUT", "-1", "HETCOLL_HANG_TIMEOUT='-1' is not a number of seconds"),
+            ("HETCOLL_DISABLE", "maybe", "HETCOLL_DISABLE='maybe' is not 1 or 0: ignored"),
+            ("HETCOLL_DEBUG", "verbose", "HETCOLL_DEBUG='verbose' is not explain, 1 or 0: ignored"),
+            ("HETCOLL_TABLE", str(bad_table), "HETCOLL_TABLE ignored: "),
+            ("HETCOLL_PROFIL", "x", "unknown variable HETCOLL_PROFIL ignored (did you mean HETCOLL_PROFILE?)")]:
+        with monkeypatch.context() as m:
+            m.setenv(name, value)
+            code, out, err = run_cli("config")
+            assert code == 0, err
+            assert f"hetcoll: warning: {said}" in err, (name, value, err)
+            code, out, _ = run_cli("config", "--json")
+            assert any(p.startswith(said) for p in json.loads(out)["problems"]), (name, out)
+    code, out, err = run_cli("config")
+    assert code == 0 and "warning" not in err, err

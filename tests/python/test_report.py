@@ -151,3 +151,39 @@ def test_latency_bound_rows_compare_the_synchronized_start():
     old = report.summary_rows([row("hetcoll", 1e-4, alone=5e-3), row("native", 3e-4, alone=6e-3)])[0]
     assert old["timing"] == "alone" and old["hetcoll_s"] == 5e-3
     assert report.measured(row("hetcoll", 1e-4, sync=2e-3, alone=5e-3)) == 2e-3
+
+
+def test_the_drawings_show_the_algorithm_that_ran(tmp_path):
+    """For every row of a bench result the report would draw the algorithm
+    that ran; a call the bench did not run is drawn as the MPI layer decides
+    it (the decision point `hetcoll plan` shows), never the first candidate."""
+    from hetcoll import _core, report
+
+    ranks = json.loads(PROFILE.read_text())["measured"]["ranks"]
+    ran = {("bcast", 1024): "binomial_tree", ("bcast", 1 << 20): "scatter_collect",
+           ("allreduce", 1 << 20): "ring_allreduce", ("allreduce", 1024): "recursive_doubling_allreduce"}
+    rows = []
+    for (op, b), alg in ran.items():
+        for variant, k, a in (("hetcoll", 1.0, alg), ("native", 1.5, "native")):
+            rows.append({"op": op, "bytes": b, "variant": variant, "algorithm": a, "min_s": k * 1e-4,
+                         "median_s": k * 1e-4, "times_s": [k * 1e-4], "predicted_s": None})
+    doc = {"tool": "hetcoll-bench test", "created": "2026-11-25T00:00:00Z", "ranks": ranks, "hosts": [],
+           "model": str(PROFILE), "predictions": False, "procedure": "Fig. 2", "repeats": 1, "rows": rows}
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    results, _ = report.load_results([str(tmp_path / "b.json")])
+    summ = report.summary_rows(results)
+    p = json.loads(PROFILE.read_text())
+    assert len(summ) == len(ran)
+    for r in summ:
+        assert report.drawn_algorithm(summ, p, str(PROFILE), r["op"], r["bytes"]) == (ran[(r["op"], r["bytes"])], "ran")
+    # Not run: the decision, as `hetcoll plan` (the MPI layer's decision point) gives it.
+    model = _core.group_model(_core.parse_model(f"profile:{PROFILE}"), [], ranks)
+    decided = _core.decide(_core.collective("bcast", ranks, 8192, elem_size=8), model)["algorithm"]
+    assert report.drawn_algorithm(summ, p, str(PROFILE), "bcast", 65536) == (decided, "decided")
+    if shutil.which("dot"):
+        page = report.build([str(tmp_path / "b.json")], str(PROFILE), str(tmp_path / "out"))
+        text = page.read_text()
+        for (op, b), alg in ran.items():
+            if (op, b) in (("bcast", 1024), ("bcast", 1 << 20), ("allreduce", 1 << 20)):
+                assert f"{op} of {report._size(b)}: {alg} (" in text, (op, b, alg)
+                assert f"The {op} that ran at {report._size(b)}" in text
