@@ -54,12 +54,10 @@ int main(int argc, char** argv) {
   std::vector<char> a(max_bytes * size_t(p) + 64, 1), b(max_bytes * size_t(p) + 64, 2);
   const std::string only = argc > 3 ? std::string(",") + argv[3] + "," : "";
   std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
-  const char* ops[] = {"bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "reduce_scatter_block",
-                       "alltoall", "scan", "barrier"};
+  const std::vector<std::string> ops = hetcoll::bench::regular_collective_names();
   if (rank == 0) std::printf("{\"ranks\": %d, \"reps\": %d, \"results\": [\n", p, reps);
   bool first = true;
-  for (const char* op : ops) {
-    std::string name = op;
+  for (const std::string& name : ops) {
     if (!only.empty() && only.find("," + name + ",") == std::string::npos) continue;
     for (size_t bytes : {size_t(8), size_t(64), size_t(512), size_t(4) << 10, size_t(32) << 10, size_t(256) << 10,
                          size_t(1) << 20, size_t(4) << 20}) {
@@ -88,7 +86,7 @@ int main(int argc, char** argv) {
       if (rank == 0) {
         double h = median(th), nat = median(tn);
         std::printf("%s  {\"op\": \"%s\", \"bytes\": %zu, \"hetcoll_us\": %.2f, \"native_us\": %.2f, \"speed\": %.2f, \"algorithm\": \"%s\"}",
-                    first ? "" : ",\n", op, name == "barrier" ? size_t(0) : bytes, h * 1e6, nat * 1e6, nat / h, algo);
+                    first ? "" : ",\n", name.c_str(), name == "barrier" ? size_t(0) : bytes, h * 1e6, nat * 1e6, nat / h, algo);
         first = false;
         std::fflush(stdout);
       }

@@ -35,7 +35,6 @@ class _Parser(argparse.ArgumentParser):
 
 # ------------------------------------------------------------------ helpers
 
-_SIZE_SUFFIX = {"": 1, "b": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
 
 
 MAX_BYTES = _core.MAX_BYTES
@@ -43,22 +42,15 @@ MAX_RANKS = _core.MAX_RANKS
 
 
 def parse_size(text: str) -> int:
-    """'4096', '64k', '1M' → bytes (k = 1024), at most MAX_BYTES."""
-    t = text.strip().lower()
-    num = t.rstrip("kmgib")
-    suffix = t[len(num):]
+    """'4096', '64k', '1M' → bytes, in the one size grammar (the core's:
+    src/model/units.hpp), at most MAX_BYTES."""
     try:
-        value = float(num)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a size (use e.g. 4096, 64k, 1M)") from None
-    if suffix not in _SIZE_SUFFIX:
-        raise argparse.ArgumentTypeError(f"'{text}': unknown size suffix '{suffix}' (use k, M, G)")
-    b = value * _SIZE_SUFFIX[suffix]
-    if not math.isfinite(b) or b < 0 or b != int(b):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole, non-negative number of bytes")
+        b = _core.parse_bytes(text.strip())
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
     if b > MAX_BYTES:
         raise argparse.ArgumentTypeError(f"'{text}' is more than hetcoll plans for ({MAX_BYTES} bytes)")
-    return int(b)
+    return b
 
 
 def _int_in(lo: int, hi: int, what: str):
@@ -911,13 +903,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "the others). Arguments after -- go to mpirun.")
     tu.add_argument("profile", help="a profile written by 'hetcoll probe' (updated in place)")
     tu.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), required=True)
-    tu.add_argument("--ops", help="collectives, comma-separated (default: bcast reduce allreduce gather scatter "
-                    "allgather reduce_scatter_block alltoall scan barrier)")
+    tu.add_argument("--ops", help="collectives, comma-separated (default: "
+                    f"{' '.join(_core.regular_collective_ops())})")
     tu.add_argument("--max", type=parse_size, default=1 << 20, help="largest size per rank (default 1M)")
     tu.add_argument("--sizes", type=_size_list, help="these sizes per rank instead (e.g. 1k,64k): each decides the "
                     "size classes nearer to it than to the others")
     tu.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=7)
-    tu.add_argument("--candidates", type=_int_in(1, 64, "--candidates"),
+    tu.add_argument("--candidates", type=_int_in(1, 8, "--candidates"),
                     help="hetcoll's best predicted algorithms timed against native (default 3)")
     tu.set_defaults(func=cmd_tune, mpirun_args=[])
 

@@ -23,7 +23,7 @@ def crossovers(op, ranks, model, max_bytes=64 << 20):
     size class (four per octave), so the choice can change only where a
     class starts: every class up to max_bytes is asked once.
     """
-    elem = 8 if op in ("reduce", "allreduce", "reduce_scatter_block", "reduce_scatter", "scan", "exscan") else 1
+    elem = 8 if _core.is_reduction(op) else 1
     if op == "barrier":
         d = _decide(op, ranks, 0, model, 1)
         return [(0, None, d["algorithm"], d["predicted"])]

@@ -127,9 +127,7 @@ def summary_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
-_OP_ORDER = {name: i for i, name in enumerate(
-    ["bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv",
-     "reduce_scatter_block", "reduce_scatter", "alltoall", "alltoallv", "scan", "exscan", "barrier"])}
+_OP_ORDER = {name: i for i, name in enumerate(_core.collective_ops())}  # include/hetcoll_collectives.def's order
 
 
 def _size(b: int) -> str:

@@ -15,6 +15,7 @@
 #include "model/subnets.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
+#include "model/units.hpp"
 #include "plan/configuration.hpp"
 #include "plan/overrides.hpp"
 #include "plan/decision_table.hpp"
@@ -142,6 +143,7 @@ NB_MODULE(_core, m) {
   static nb::exception<TooLarge> too_large(m, "TooLarge", PyExc_RuntimeError);
   m.attr("MAX_RANKS") = kMaxRanks;
   m.attr("MAX_BYTES") = kMaxBytes;
+  m.def("parse_bytes", &parse_bytes, "text"_a, "a size in hetcoll's one grammar ('4096', '64k', '1M', '2G') in bytes");
   m.attr("MAX_SCHEDULE_OPS") = kMaxScheduleOps;
   m.def("rooted_ops", [] {
     std::vector<std::string> v;
@@ -239,7 +241,15 @@ NB_MODULE(_core, m) {
     std::vector<std::string> v;
     for (CollOp op : all_coll_ops()) v.push_back(coll_op_name(op));
     return v;
-  });
+  }, "the collectives, in include/hetcoll_collectives.def's order");
+  m.def("regular_collective_ops", [] {
+    std::vector<std::string> v;
+    for (CollOp op : all_coll_ops())
+      if (base_form(op) == op) v.push_back(coll_op_name(op));
+    return v;
+  }, "the collectives in their regular forms (no v-variant, no exscan): what tune and bench time by default");
+  m.def("is_reduction", [](const std::string& op) { return is_reduction(coll_op_from_name(op)); },
+        "whether the collective combines contributions with an operator");
 
   nb::class_<SimResult>(m, "SimResult")
       .def_ro("unit", &SimResult::unit)

@@ -95,14 +95,11 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--algorithms") o.algorithms = split(value());
     else if (a == "--model") o.model = value();
     else if (a == "--repeats") {
-      o.repeats = std::atoi(value().c_str());
-      if (o.repeats < 1 || o.repeats > 1000) fail("--repeats: 1 to 1000");
+      o.repeats = program::parse_int(value(), "--repeats", 1, 1000);
     } else if (a == "--max-repeats") {
-      o.max_repeats = std::atoi(value().c_str());
-      if (o.max_repeats < 1 || o.max_repeats > 1000) fail("--max-repeats: 1 to 1000");
+      o.max_repeats = program::parse_int(value(), "--max-repeats", 1, 1000);
     } else if (a == "--target-ms") {
-      o.target = std::atof(value().c_str()) * 1e-3;
-      if (!(o.target >= 1e-4 && o.target <= 10)) fail("--target-ms: 0.1 to 10000");
+      o.target = program::parse_real(value(), "--target-ms", 0.1, 10000, "0.1 to 10000") * 1e-3;
     } else if (a == "--no-native") o.native = false;
     else if (a == "--no-progress") o.progress = false;
     else if (a == "-h" || a == "--help") {

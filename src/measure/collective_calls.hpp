@@ -1,6 +1,8 @@
 // One MPI collective on MPI_COMM_WORLD with a per-rank message of n doubles
-// (MPI_SUM for the reductions): hetcoll's MPI_* or the native PMPI_*. The
-// calls bench_mpi, hetcoll-tune and hetcoll-bench time, written once.
+// (MPI_SUM for the reductions, root 0): hetcoll's MPI_* or the native
+// PMPI_*. The calls bench_mpi, hetcoll-tune and hetcoll-bench time, made
+// from include/hetcoll_collectives.def: each collective's arguments, by
+// their MPI names, are the values below.
 #pragma once
 #include <mpi.h>
 
@@ -9,64 +11,60 @@
 #include <string>
 #include <vector>
 
+#include "schedule/collective.hpp"
+
 namespace hetcoll::bench {
 
 using Call = std::function<void(bool native)>;
 
-// Every collective these programs time, in the order they report them.
+// Every collective these programs time, in the .def's order.
 inline const std::vector<std::string>& collective_names() {
-  static const std::vector<std::string> names = {
-      "bcast",   "reduce",  "allreduce",  "gather",         "gatherv",  "scatter",   "scatterv", "allgather",
-      "allgatherv", "reduce_scatter_block", "reduce_scatter", "alltoall", "alltoallv", "scan", "exscan", "barrier"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (CollOp op : all_coll_ops()) v.push_back(coll_op_name(op));
+    return v;
+  }();
   return names;
 }
 
+// The collectives in their regular forms (no v-variant, no exscan): what
+// the programs time unless told otherwise.
+inline std::vector<std::string> regular_collective_names() {
+  std::vector<std::string> v;
+  for (CollOp op : all_coll_ops())
+    if (base_form(op) == op) v.push_back(coll_op_name(op));
+  return v;
+}
+
 // The v-variants with every rank's count n (displacements packed), so that
-// they move what their regular forms move.
+// they move what their regular forms move. Throws InputError for a name
+// that is not a collective.
 inline Call collective_call(const std::string& name, int n, std::vector<char>& a, std::vector<char>& b) {
+  const CollOp which = coll_op_from_name(name);
   int p = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   auto counts = std::make_shared<std::vector<int>>(size_t(p), n);
-  auto displs = std::make_shared<std::vector<int>>(size_t(p));
-  for (int i = 0; i < p; ++i) (*displs)[size_t(i)] = i * n;
-  return [&a, &b, name, n, counts, displs](bool native) {
-    char *x = a.data(), *y = b.data();
-    MPI_Comm w = MPI_COMM_WORLD;
-    const int *c = counts->data(), *d = displs->data();
-    if (name == "gatherv") {
-      native ? PMPI_Gatherv(x, n, MPI_DOUBLE, y, c, d, MPI_DOUBLE, 0, w) : MPI_Gatherv(x, n, MPI_DOUBLE, y, c, d, MPI_DOUBLE, 0, w);
-      return;
+  auto offsets = std::make_shared<std::vector<int>>(size_t(p));
+  for (int i = 0; i < p; ++i) (*offsets)[size_t(i)] = i * n;
+  return [&a, &b, which, n, counts, offsets](bool native) {
+    // The .def's argument names, each given its value for this call.
+    [[maybe_unused]] void* buffer = a.data();
+    [[maybe_unused]] const void* sendbuf = a.data();
+    [[maybe_unused]] void* recvbuf = b.data();
+    [[maybe_unused]] const int count = n, sendcount = n, recvcount = n, root = 0;
+    [[maybe_unused]] const int *recvcounts = counts->data(), *sendcounts = counts->data();
+    [[maybe_unused]] const int *displs = offsets->data(), *sdispls = offsets->data(), *rdispls = offsets->data();
+    [[maybe_unused]] MPI_Datatype datatype = MPI_DOUBLE, sendtype = MPI_DOUBLE, recvtype = MPI_DOUBLE;
+    [[maybe_unused]] MPI_Op op = MPI_SUM;
+    [[maybe_unused]] MPI_Comm comm = MPI_COMM_WORLD;
+    switch (which) {
+#define HETCOLL_COLLECTIVE(name, Name, params, args) \
+  case CollOp::name:                                 \
+    native ? PMPI_##Name args : MPI_##Name args;     \
+    return;
+#include "hetcoll_collectives.def"
+#undef HETCOLL_COLLECTIVE
     }
-    if (name == "scatterv") {
-      native ? PMPI_Scatterv(x, c, d, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w) : MPI_Scatterv(x, c, d, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w);
-      return;
-    }
-    if (name == "allgatherv") {
-      native ? PMPI_Allgatherv(x, n, MPI_DOUBLE, y, c, d, MPI_DOUBLE, w) : MPI_Allgatherv(x, n, MPI_DOUBLE, y, c, d, MPI_DOUBLE, w);
-      return;
-    }
-    if (name == "reduce_scatter") {
-      native ? PMPI_Reduce_scatter(x, y, c, MPI_DOUBLE, MPI_SUM, w) : MPI_Reduce_scatter(x, y, c, MPI_DOUBLE, MPI_SUM, w);
-      return;
-    }
-    if (name == "alltoallv") {
-      native ? PMPI_Alltoallv(x, c, d, MPI_DOUBLE, y, c, d, MPI_DOUBLE, w) : MPI_Alltoallv(x, c, d, MPI_DOUBLE, y, c, d, MPI_DOUBLE, w);
-      return;
-    }
-    if (name == "exscan") {
-      native ? PMPI_Exscan(x, y, n, MPI_DOUBLE, MPI_SUM, w) : MPI_Exscan(x, y, n, MPI_DOUBLE, MPI_SUM, w);
-      return;
-    }
-    if (name == "bcast") native ? PMPI_Bcast(x, n, MPI_DOUBLE, 0, w) : MPI_Bcast(x, n, MPI_DOUBLE, 0, w);
-    else if (name == "reduce") native ? PMPI_Reduce(x, y, n, MPI_DOUBLE, MPI_SUM, 0, w) : MPI_Reduce(x, y, n, MPI_DOUBLE, MPI_SUM, 0, w);
-    else if (name == "allreduce") native ? PMPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, w) : MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, w);
-    else if (name == "gather") native ? PMPI_Gather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w) : MPI_Gather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w);
-    else if (name == "scatter") native ? PMPI_Scatter(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w) : MPI_Scatter(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, 0, w);
-    else if (name == "allgather") native ? PMPI_Allgather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w) : MPI_Allgather(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w);
-    else if (name == "reduce_scatter_block") native ? PMPI_Reduce_scatter_block(x, y, n, MPI_DOUBLE, MPI_SUM, w) : MPI_Reduce_scatter_block(x, y, n, MPI_DOUBLE, MPI_SUM, w);
-    else if (name == "alltoall") native ? PMPI_Alltoall(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w) : MPI_Alltoall(x, n, MPI_DOUBLE, y, n, MPI_DOUBLE, w);
-    else if (name == "scan") native ? PMPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, w) : MPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, w);
-    else native ? PMPI_Barrier(w) : MPI_Barrier(w);
   };
 }
 

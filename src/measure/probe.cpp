@@ -106,18 +106,14 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--budget") o.budget = parse_seconds(value(i));
     else if (a == "--sequential") o.sequential = true;
     else if (a == "--repeats") {
-      o.repeats = std::atoi(value(i).c_str());
-      if (o.repeats < 1 || o.repeats > 1000) usage_error("--repeats: 1 to 1000");
+      o.repeats = program::parse_int(value(i), "--repeats", 1, 1000);
     } else if (a == "--threshold") {
-      o.threshold = std::strtod(value(i).c_str(), nullptr);
-      if (!(o.threshold >= 0 && o.threshold <= 10)) usage_error("--threshold: from 0 to 10 (ECO: 0.2)");
+      o.threshold = program::parse_real(value(i), "--threshold", 0, 10, "0 to 10 (ECO: 0.2)");
     } else if (a == "--large") {
-      o.large = program::parse_size(value(i), "--large", uint64_t(1) << 30);
-      if (o.large < 1024) usage_error("--large: at least 1k (the bandwidth is timed on it)");
+      o.large = program::parse_size(value(i), "--large", uint64_t(1) << 30, 1024);  // the bandwidth is timed on it
     } else if (a == "--lambda-max") o.lambda_max = program::parse_size(value(i), "--lambda-max", uint64_t(1) << 30);
     else if (a == "--lambda-k") {
-      o.lambda_k = std::atoi(value(i).c_str());
-      if (o.lambda_k < 2 || o.lambda_k > 64) usage_error("--lambda-k: 2 to 64");
+      o.lambda_k = program::parse_int(value(i), "--lambda-k", 2, 64);
     } else if (a == "--no-lambda") o.lambda = false;
     else if (a == "--no-progress") o.progress = false;
     else if (a == "-h" || a == "--help") {

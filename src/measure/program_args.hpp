@@ -8,12 +8,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "model/units.hpp"
+#include "util/error.hpp"
 
 namespace hetcoll::program {
 
@@ -66,16 +70,34 @@ inline void check_writable(const std::string& path, const std::string& what) {
   if (::access(dir.c_str(), W_OK) != 0) fail(what + " '" + path + "': the directory '" + dir + "' is not writable");
 }
 
-// "64k", "1M", "4096" (bytes, B optional) → bytes, whole doubles (a
-// multiple of 8), within [8 B, max]; `what` names the argument in the error.
-inline uint64_t parse_size(const std::string& v, const std::string& what, uint64_t max = uint64_t(256) << 20) {
+// A size in the one grammar (model/units.hpp), whole doubles (a multiple
+// of 8), within [8 B, max]: refused, not rounded; `what` names the argument.
+inline uint64_t parse_size(const std::string& v, const std::string& what, uint64_t max = uint64_t(256) << 20,
+                           uint64_t min = 8) {
+  try {
+    return parse_size_in(v, what, min, max, 8);  // whole doubles: the programs time vectors of MPI_DOUBLE
+  } catch (const InputError& e) {
+    fail(e.what());
+  }
+}
+
+// A whole number in [lo, hi], all of `v` (no "5x"): else fail naming `what`.
+inline int parse_int(const std::string& v, const std::string& what, int lo, int hi) {
   char* end = nullptr;
+  errno = 0;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end || errno || x < lo || x > hi)
+    fail(what + " '" + v + "': a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return int(x);
+}
+
+// A number in [lo, hi], all of `v`: else fail with `range` (e.g. "0.1 to 10000").
+inline double parse_real(const std::string& v, const std::string& what, double lo, double hi, const std::string& range) {
+  char* end = nullptr;
+  errno = 0;
   const double x = std::strtod(v.c_str(), &end);
-  const std::string u = end ? end : "";
-  const double f = u.empty() || u == "B" ? 1 : (u == "k" || u == "K") ? 1024 : (u == "m" || u == "M") ? 1048576 : -1;
-  if (end == v.c_str() || f < 0 || !(x * f >= 8) || x * f > double(max))
-    fail(what + " '" + v + "': a size from 8 B to " + std::to_string(max >> 20) + "M (e.g. 64k, 1M)");
-  return uint64_t(x * f) / 8 * 8;
+  if (v.empty() || *end || errno || !(x >= lo && x <= hi)) fail(what + " '" + v + "': a number from " + range);
+  return x;
 }
 
 // Comma-separated items; commas inside [...] belong to the item (an

@@ -54,8 +54,7 @@ using program::fail;
 
 struct Options {
   std::string profile, out;
-  std::vector<std::string> ops = {"bcast", "reduce", "allreduce", "gather", "scatter", "allgather",
-                                  "reduce_scatter_block", "alltoall", "scan", "barrier"};
+  std::vector<std::string> ops = hetcoll::bench::regular_collective_names();
   uint64_t max_bytes = uint64_t(1) << 20;
   std::vector<uint64_t> sizes;  // --sizes; empty: 8, 64, … up to max_bytes
   int repeats = 7;
@@ -85,11 +84,9 @@ Options parse_args(int argc, char** argv) {
       o.max_bytes = o.sizes.back();
     }
     else if (a == "--repeats") {
-      o.repeats = std::atoi(value().c_str());
-      if (o.repeats < 1 || o.repeats > 1000) fail("--repeats: 1 to 1000");
+      o.repeats = program::parse_int(value(), "--repeats", 1, 1000);
     } else if (a == "--candidates") {
-      o.candidates = std::atoi(value().c_str());
-      if (o.candidates < 1 || o.candidates > 8) fail("--candidates: 1 to 8");
+      o.candidates = program::parse_int(value(), "--candidates", 1, 8);
     } else if (a == "--no-progress") o.progress = false;
     else if (a == "-h" || a == "--help") {
       if (g_rank == 0)
@@ -103,12 +100,16 @@ Options parse_args(int argc, char** argv) {
   }
   if (o.profile.empty()) fail("which profile? hetcoll-tune PROFILE (written by hetcoll probe)");
   if (o.out.empty()) o.out = o.profile;
+  // Every collective whose counts every rank has: a measured decision is
+  // one per size class, which the ranks of a v-call whose counts only the
+  // root or each rank knows could not look up alike.
+  std::string tunable;
+  for (CollOp op : all_coll_ops())
+    if (counts_known_everywhere(op)) tunable += std::string(" ") + coll_op_name(op);
   for (const std::string& op : o.ops) {
-    static const char* known[] = {"bcast", "reduce", "allreduce", "gather", "scatter", "allgather",
-                                  "reduce_scatter_block", "alltoall", "scan", "barrier"};
-    if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return op == k; }) == std::end(known))
-      fail("--ops: '" + op + "' is not one of bcast reduce allreduce gather scatter allgather reduce_scatter_block "
-           "alltoall scan barrier");
+    bool ok = false;
+    for (CollOp c : all_coll_ops()) ok = ok || (op == coll_op_name(c) && counts_known_everywhere(c));
+    if (!ok) fail("--ops: '" + op + "' is not one of" + tunable);
   }
   return o;
 }

@@ -43,17 +43,40 @@ double parse_duration(const std::string& text) {
 
 uint64_t parse_bytes(const std::string& text) {
   std::string suffix;
-  double v = leading_number(text, suffix, "size in bytes");
-  double mult = 1;
-  if (suffix.empty() || suffix == "B") mult = 1;
-  else if (suffix == "k" || suffix == "K" || suffix == "KiB" || suffix == "kB" || suffix == "KB") mult = 1024.0;
-  else if (suffix == "M" || suffix == "MiB" || suffix == "MB") mult = 1024.0 * 1024;
-  else if (suffix == "G" || suffix == "GiB" || suffix == "GB") mult = 1024.0 * 1024 * 1024;
+  const double v = leading_number(text, suffix, "size (use e.g. 4096, 64k, 1M)");
+  for (auto& ch : suffix) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  double mult = 0;
+  if (suffix.empty() || suffix == "b") mult = 1;
+  else if (suffix == "k" || suffix == "kb" || suffix == "kib") mult = 1024.0;
+  else if (suffix == "m" || suffix == "mb" || suffix == "mib") mult = 1024.0 * 1024;
+  else if (suffix == "g" || suffix == "gb" || suffix == "gib") mult = 1024.0 * 1024 * 1024;
   else throw InputError(cat("'", text, "': unknown size suffix '", suffix, "' (use k, M, G)"));
-  double b = v * mult;
-  if (b < 0 || b != std::floor(b) || b > 9.0e18)
-    throw InputError(cat("'", text, "' is not a whole, non-negative number of bytes"));
+  const double b = v * mult;
+  if (b > 9.0e18) throw InputError(cat("'", text, "' is more than hetcoll plans for (9e18 bytes)"));
+  if (b < 0 || b != std::floor(b)) throw InputError(cat("'", text, "' is not a whole, non-negative number of bytes"));
   return static_cast<uint64_t>(b);
+}
+
+std::string format_bytes(uint64_t b) {
+  if (b >= (uint64_t(1) << 30) && b % (uint64_t(1) << 30) == 0) return cat(b >> 30, " GiB");
+  if (b >= (uint64_t(1) << 20) && b % (uint64_t(1) << 20) == 0) return cat(b >> 20, " MiB");
+  if (b >= 1024 && b % 1024 == 0) return cat(b >> 10, " KiB");
+  return cat(b, " B");
+}
+
+uint64_t parse_size_in(const std::string& text, const std::string& what, uint64_t lo, uint64_t hi, uint64_t multiple) {
+  auto refuse = [&] {
+    return InputError(cat(what, " '", text, "': a size from ", format_bytes(lo), " to ", format_bytes(hi),
+                          multiple > 1 ? cat(", a multiple of ", multiple, " B") : std::string(), " (e.g. 64k, 1M)"));
+  };
+  uint64_t b = 0;
+  try {
+    b = parse_bytes(text);
+  } catch (const InputError&) {
+    throw refuse();
+  }
+  if (b < lo || b > hi || (multiple > 1 && b % multiple)) throw refuse();
+  return b;
 }
 
 double parse_bandwidth(const std::string& text) {

@@ -9,9 +9,10 @@ namespace hetcoll {
 
 namespace {
 const char* const kNames[kNumCollOps] = {
-    "bcast",     "reduce",     "allreduce", "gather",  "gatherv",
-    "scatter",   "scatterv",   "allgather", "allgatherv", "reduce_scatter_block",
-    "reduce_scatter", "alltoall", "alltoallv", "barrier", "scan", "exscan"};
+#define HETCOLL_COLLECTIVE(name, Name, params, args) #name,
+#include "hetcoll_collectives.def"
+#undef HETCOLL_COLLECTIVE
+};
 
 uint64_t extent(const std::vector<uint64_t>& counts, const std::vector<uint64_t>& displs, size_t begin,
                 size_t n) {
@@ -87,6 +88,18 @@ bool has_root(CollOp op) {
       return true;
     default:
       return false;
+  }
+}
+
+CollOp base_form(CollOp op) {
+  switch (op) {
+    case CollOp::gatherv: return CollOp::gather;
+    case CollOp::scatterv: return CollOp::scatter;
+    case CollOp::allgatherv: return CollOp::allgather;
+    case CollOp::reduce_scatter: return CollOp::reduce_scatter_block;
+    case CollOp::alltoallv: return CollOp::alltoall;
+    case CollOp::exscan: return CollOp::scan;
+    default: return op;
   }
 }
 

@@ -12,25 +12,18 @@
 
 namespace hetcoll {
 
+// The collectives, in the order of include/hetcoll_collectives.def (the one
+// place they are listed; their MPI signatures are there too).
 enum class CollOp : uint8_t {
-  bcast,
-  reduce,
-  allreduce,
-  gather,
-  gatherv,
-  scatter,
-  scatterv,
-  allgather,
-  allgatherv,
-  reduce_scatter_block,
-  reduce_scatter,
-  alltoall,
-  alltoallv,
-  barrier,
-  scan,
-  exscan,
+#define HETCOLL_COLLECTIVE(name, Name, params, args) name,
+#include "hetcoll_collectives.def"
+#undef HETCOLL_COLLECTIVE
 };
-constexpr int kNumCollOps = 16;
+constexpr int kNumCollOps = 0
+#define HETCOLL_COLLECTIVE(name, Name, params, args) +1
+#include "hetcoll_collectives.def"
+#undef HETCOLL_COLLECTIVE
+    ;
 
 const char* coll_op_name(CollOp op);
 CollOp coll_op_from_name(const std::string& name);  // throws InputError listing the names
@@ -41,6 +34,10 @@ bool has_root(CollOp op);
 // scatterv (only the root has them) and alltoallv (each rank its own row).
 // Decisions for these cannot depend on the counts.
 bool counts_known_everywhere(CollOp op);
+// The regular form of a variant: gatherv → gather, scatterv → scatter,
+// allgatherv → allgather, reduce_scatter → reduce_scatter_block, alltoallv →
+// alltoall, exscan → scan; every other collective is its own.
+CollOp base_form(CollOp op);
 
 // Limits on what a Collective may describe, checked by check() and the
 // constructors before anything is allocated: hetcoll plans and simulates

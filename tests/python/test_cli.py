@@ -93,8 +93,8 @@ def test_simulate_seconds_unit(run_cli):
     # Hostile numbers: refused up front, never a traceback or an allocation.
     (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--elem-size", "0"], "--elem-size must be at least 1"),
     (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--elem-size", "-4"], "--elem-size must be at least 1"),
-    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--bytes", "inf"], "not a whole"),
-    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--bytes", "nan"], "not a whole"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--bytes", "inf"], "is not a finite size"),
+    (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--bytes", "nan"], "is not a finite size"),
     (["plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--bytes", "1e30"], "more than hetcoll plans for"),
     (["plan", "bcast", "-n", "2147483648", "-m", "postal:lambda=2"], "--ranks must be at least 1 and at most"),
     (["plan", "bcast", "-n", "100000000", "-m", "postal:lambda=2"], "at most 2097152"),

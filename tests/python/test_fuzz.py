@@ -65,6 +65,10 @@ def test_corpus_profiles_through_the_cli(corpus, run_cli):
 @pytest.mark.parametrize("args,says", [
     (["bench", "--np", "2", "--sizes", "0"], "--sizes"),
     (["bench", "--np", "2", "--sizes", "8G"], "--sizes"),
+    (["bench", "--np", "2", "--sizes", "1G"], "a size from 8 B to 256 MiB"),
+    (["bench", "--np", "2", "--sizes", "12"], "a multiple of 8 B"),  # refused, not rounded to 8
+    (["bench", "--np", "2", "--sizes", "1x"], "unknown size suffix 'x'"),
+    (["bench", "--np", "2", "--repeats", "5x"], "--repeats"),
     (["bench", "--np", "2", "--ops", "nope"], "'nope' is not one of"),
     (["bench", "--np", "2", "--algorithms", "nope"], "unknown algorithm 'nope'"),
     (["bench", "--np", "2", "--target-ms", "-1"], "--target-ms"),
@@ -88,6 +92,8 @@ def test_bench_and_probe_arguments_are_checked_before_launching(args, says, run_
 @pytest.mark.parametrize("args,says", [
     (["--max", "0"], "--max"),
     (["--ops", "alltoallv"], "'alltoallv' is not one of"),
+    (["--ops", "gatherv"], "'gatherv' is not one of bcast reduce allreduce gather scatter allgather allgatherv"),
+    (["--sizes", "1G"], "a size from 8 B to 64 MiB"),
 ])
 def test_tune_arguments_are_checked_before_launching(args, says, tmp_path, run_cli):
     if not (Path(hetcoll.__file__).parent / "bin" / "hetcoll-tune").exists():
