@@ -1,5 +1,5 @@
 // What setting a communicator up costs with the configuration check
-// (issue 22): a communicator made (MPI_Comm_dup of MPI_COMM_WORLD) and its
+// (docs/mpi.md, step 3): a communicator made (MPI_Comm_dup of MPI_COMM_WORLD) and its
 // first and second 8-byte MPI_Allreduce, natively (PMPI_*) and through
 // hetcoll (MPI_*: the first call makes hetcoll's state — a private
 // duplicate, one allgather of each rank's host key and configuration

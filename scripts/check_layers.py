@@ -96,9 +96,25 @@ def check(root):
     return problems
 
 
+def drawn_order(root):
+    """The order docs/architecture.md shows, if it has the page."""
+    doc = pathlib.Path(root) / "docs" / "architecture.md"
+    if not doc.is_file():
+        return None
+    m = re.search(r"<!-- layers:[^\n]*-->\n`([^`]+)`", doc.read_text())
+    return m.group(1) if m else ""
+
+
+def order_line():
+    return " → ".join(" | ".join(g) for g in LAYERS)
+
+
 def main(argv):
     root = argv[1] if len(argv) > 1 else pathlib.Path(__file__).resolve().parent.parent
     problems = check(root)
+    drawn = drawn_order(root)
+    if drawn is not None and drawn != order_line():
+        problems.append(f"docs/architecture.md shows the layers as `{drawn}`; they are `{order_line()}`")
     for p in problems:
         print(p)
     if problems:

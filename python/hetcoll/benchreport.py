@@ -12,7 +12,7 @@ import json
 from collections import OrderedDict
 from statistics import median
 
-TARGET = 0.9  # the bar: no worse than 0.9x the native time
+TARGET = 0.9  # the bar: no worse than 0.9x the native time
 
 
 def _size(b: int) -> str:

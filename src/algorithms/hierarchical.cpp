@@ -37,7 +37,7 @@
 // sizes.
 // slices=1 (allreduce): reduce-scatter inside each subnet, the k-th hosts
 // of all subnets allreduce slice k (K allreduces across the uplinks at
-// once), allgather inside — the "allreduce of slices".
+// once), allgather inside: an allreduce of slices.
 // shares=1 (allreduce): each subnet owns a share of the vector sized to its
 // uplink (the slowest owns none); the others' partial sums of it go to the
 // owner, its result back to them, piece by piece (pieces=K) so that one

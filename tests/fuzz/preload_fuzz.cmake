@@ -1,4 +1,4 @@
-# Hostile profiles and decision tables under the MPI layer (issue 28): a
+# Hostile profiles and decision tables under the MPI layer: a
 # profile probed here (so that its hosts are this machine's and the MPI
 # layer plans on it), made hostile by tests/fuzz/make_corpus.py, and the
 # planner's decision table edited by hand; each runs the checking

@@ -1,4 +1,4 @@
-# Ranks whose configuration differs (issue 22): MPMD launches in which some
+# Ranks whose configuration differs: MPMD launches in which some
 # ranks get another HETCOLL_* environment, and a profile and a decision
 # table rewritten on disk between two ranks' reads. Every result is checked
 # by the program (tests/mpi/mpi_config_agreement.cpp); where the
@@ -58,7 +58,7 @@ endfunction()
 set(split "--expect|native|--others|hetcoll")
 set(world "the ranks of MPI_COMM_WORLD (3 ranks) are configured differently, so it runs the native MPI's collectives: ")
 
-# The issue's five cases: rank 0 differs from ranks 1-2.
+# Five settings, each differing: rank 0 differs from ranks 1-2.
 launch(algo_on_one_rank "${world}HETCOLL_ALGO is 'allreduce:0-inf:@ring_allreduce' on rank 0 but 'none' on ranks 1-2"
        ${split} "1|HETCOLL_ALGO=allreduce:@ring_allreduce" "2")
 launch(disable_on_one_rank "${world}HETCOLL_DISABLE is '1' on rank 0 but '0' on ranks 1-2"

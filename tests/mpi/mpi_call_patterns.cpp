@@ -146,7 +146,7 @@ void histories() {
   }
   Overlap ov;
   const int p = world_size - 1;
-  // The case, and every class the exact sizes would split.
+  // The case found, and every class the exact sizes would split.
   struct Case {
     CollOp op;
     int a, b;

@@ -132,7 +132,7 @@ TEST(DecisionTable, HostileFilesAreRefused) {
 
 TEST(DecisionTable, EntriesKeepTheRulesOverridesKeep) {
   // A table edited by hand: entries an override could not name are planned
-  // instead, with the reason — never run (issue 28).
+  // instead, with the reason — never run.
   auto m = parse_model(kShm);
   DecisionTable t = build_decision_table(m, {3}, {CollOp::allreduce, CollOp::bcast}, 4 << 20, {1, 8});
   for (TableEntry& e : t.entries) {

@@ -1,4 +1,4 @@
-"""Hostile input through the command line (issue 28): profiles of the fuzz
+"""Hostile input through the command line: profiles of the fuzz
 corpus (tests/fuzz/make_corpus.py) are refused in one line naming the file,
 or planned, in bounded time; every argument of bench, tune, probe and report
 is checked before anything is launched — one line, exit 2, no mpirun — and a
