@@ -11,15 +11,13 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from statistics import median
+from . import _core
 
 TARGET = 0.9  # the bar: no worse than 0.9x the native time
 
 
 def _size(b: int) -> str:
-    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= div and b % div == 0:
-            return f"{b // div} {unit}"
-    return f"{b} B"
+    return _core.format_bytes(b)  # one writing of sizes (src/model/units.cpp)
 
 
 _FIELDS = {"op": str, "bytes": int, "hetcoll_us": (int, float), "native_us": (int, float), "speed": (int, float),

@@ -131,10 +131,7 @@ _OP_ORDER = {name: i for i, name in enumerate(_core.collective_ops())}  # includ
 
 
 def _size(b: int) -> str:
-    for unit, f in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= f and b % f == 0:
-            return f"{b // f} {unit}"
-    return f"{b} B"
+    return _core.format_bytes(b)  # one writing of sizes (src/model/units.cpp)
 
 
 # ------------------------------------------------------------------ figures

@@ -6,6 +6,7 @@
 
 #include "algorithms/hybrid_mesh.hpp"
 #include "util/error.hpp"
+#include "util/hash.hpp"
 
 namespace hetcoll {
 
@@ -28,16 +29,6 @@ const std::vector<int>& Levels::like(const std::vector<int>& g) const {
 }
 
 namespace {
-
-struct Fnv {
-  uint64_t h = 1469598103934665603ull;
-  void add(const void* p, size_t n) {
-    auto* c = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
-  }
-  void add(double x) { add(&x, sizeof x); }
-  void add(int64_t x) { add(&x, sizeof x); }
-};
 
 // For each group, the index of the first group with its fingerprint (groups
 // of one rank run nothing: each its own).

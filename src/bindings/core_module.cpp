@@ -144,6 +144,7 @@ NB_MODULE(_core, m) {
   m.attr("MAX_RANKS") = kMaxRanks;
   m.attr("MAX_BYTES") = kMaxBytes;
   m.def("parse_bytes", &parse_bytes, "text"_a, "a size in hetcoll's one grammar ('4096', '64k', '1M', '2G') in bytes");
+  m.def("format_bytes", &format_bytes, "bytes"_a, "a size as hetcoll writes it: '64 KiB', '1 MiB', '12 B'");
   m.attr("MAX_SCHEDULE_OPS") = kMaxScheduleOps;
   m.def("rooted_ops", [] {
     std::vector<std::string> v;

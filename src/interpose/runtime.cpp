@@ -15,6 +15,7 @@
 #include "model/profile_model.hpp"
 #include "schedule/passes.hpp"
 #include "util/error.hpp"
+#include "util/hash.hpp"
 
 namespace hetcoll::mpi {
 
@@ -104,8 +105,8 @@ Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
 }
 
 uint64_t key_of(const Collective& c) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](uint64_t x) { h = (h ^ x) * 1099511628211ull + (h >> 31); };
+  uint64_t h = kFnvOffset;
+  auto mix = [&](uint64_t x) { h = fnv1a_u64(x, h); };
   mix(uint64_t(c.op));
   mix(uint64_t(uint32_t(c.nranks)));
   mix(uint64_t(uint32_t(c.root)));

@@ -3,6 +3,7 @@
 
 #include "model/machine_model.hpp"
 #include "util/error.hpp"
+#include "util/hash.hpp"
 
 namespace hetcoll {
 
@@ -12,11 +13,11 @@ class MappedModel : public MachineModel {
  public:
   MappedModel(ModelPtr base, std::vector<int> map) : base_(std::move(base)), map_(std::move(map)) {
     const int n = base_->ranks();
-    uint64_t h = 1469598103934665603ull;  // FNV-1a of the map: part of the identity
+    uint64_t h = kFnvOffset;  // FNV-1a of the map: part of the identity
     for (int r : map_) {
       if (r < 0 || (n > 0 && r >= n))
         throw InputError(cat("rank map entry ", r, " is not a rank of the model (", n, " ranks)"));
-      for (int k = 0; k < 4; ++k) h = (h ^ ((uint32_t(r) >> (8 * k)) & 0xff)) * 1099511628211ull;
+      h = fnv1a_u32(uint32_t(r), h);
     }
     char digest[17];
     std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(h));

@@ -2,6 +2,7 @@
 // machine (profile contents, configuration fingerprints, host names).
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace hetcoll {
@@ -14,10 +15,26 @@ inline uint64_t fnv1a(std::string_view bytes, uint64_t h = kFnvOffset) {
   return h;
 }
 
-// A 64-bit value folded into a digest, byte by byte (little end first).
-inline uint64_t fnv1a_u64(uint64_t x, uint64_t h = kFnvOffset) {
-  for (int k = 0; k < 8; ++k) h = (h ^ ((x >> (8 * k)) & 0xff)) * kFnvPrime;
+// A value of `bytes` bytes folded into a digest, byte by byte (little end
+// first): the same on every machine whatever its byte order.
+inline uint64_t fnv1a_word(uint64_t x, int bytes, uint64_t h = kFnvOffset) {
+  for (int k = 0; k < bytes; ++k) h = (h ^ ((x >> (8 * k)) & 0xff)) * kFnvPrime;
   return h;
 }
+inline uint64_t fnv1a_u64(uint64_t x, uint64_t h = kFnvOffset) { return fnv1a_word(x, 8, h); }
+inline uint64_t fnv1a_u32(uint32_t x, uint64_t h = kFnvOffset) { return fnv1a_word(x, 4, h); }
+
+// A digest built by parts.
+struct Fnv {
+  uint64_t h = kFnvOffset;
+  void add(std::string_view bytes) { h = fnv1a(bytes, h); }
+  void add(uint64_t x) { h = fnv1a_u64(x, h); }
+  void add(int64_t x) { h = fnv1a_u64(uint64_t(x), h); }
+  void add(double x) {
+    uint64_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    h = fnv1a_u64(bits, h);
+  }
+};
 
 }  // namespace hetcoll
