@@ -1,10 +1,13 @@
-"""Tables and a plot from ``bench_mpi`` results: hetcoll against the native
-MPI collectives, measured in the same run.
+"""Tables and a plot of hetcoll against the native MPI collectives,
+measured in the same run.
 
-Each input is the JSON that ``bench_mpi`` prints for one rank count:
-``{"ranks": p, "reps": r, "results": [{"op", "bytes", "hetcoll_us",
-"native_us", "speed", "algorithm"}, ...]}`` where ``speed`` is
-native time / hetcoll time (above 1: hetcoll is faster).
+Each input is one run at one rank count: what ``hetcoll bench`` writes (the
+format ``hetcoll report`` reads too: rows of variants, hetcoll's and
+native's paired here as ``report.summary_rows`` pairs them), or what the
+older ``bench_mpi`` prints: ``{"ranks": p, "reps": r, "results": [{"op",
+"bytes", "hetcoll_us", "native_us", "speed", "algorithm"}, ...]}``. Either
+becomes the second shape, where ``speed`` is native time / hetcoll time
+(above 1: hetcoll is faster).
 """
 from __future__ import annotations
 
@@ -39,18 +42,34 @@ def _check_run(d, path) -> None:
                 raise ValueError(f"{path}: result {i}: '{key}' must be a positive number")
 
 
+def _from_bench(path) -> dict:
+    """A ``hetcoll bench`` result as a run: hetcoll's row against native's
+    for every call that has both (the timing report.summary_rows picks)."""
+    from .report import load_results, summary_rows
+
+    rows, meta = load_results([str(path)])
+    results = [{"op": r["op"], "bytes": r["bytes"], "hetcoll_us": r["hetcoll_s"] * 1e6,
+                "native_us": r["native_s"] * 1e6, "speed": r["ratio"], "algorithm": r["algorithm"]}
+               for r in summary_rows(rows) if r["native_s"] and r["ratio"]]
+    if not results:
+        raise ValueError(f"{path}: no call timed both by hetcoll and natively (run hetcoll bench with native)")
+    return {"ranks": meta[0]["ranks"], "reps": meta[0].get("repeats"), "results": results}
+
+
 def load(paths):
     runs = []
     for path in paths:
         try:
             with open(path) as f:
                 d = json.load(f)
-            runs.append(d)
         except (OSError, ValueError, RecursionError) as e:
-            raise ValueError(f"cannot read bench_mpi results from {path}: {e}") from None
-        if not isinstance(d, dict) or "ranks" not in d or "results" not in d:
-            raise ValueError(f"{path}: not bench_mpi output (no 'ranks'/'results')")
+            raise ValueError(f"cannot read bench results from {path}: {e}") from None
+        if isinstance(d, dict) and "rows" in d:
+            d = _from_bench(path)
+        elif not isinstance(d, dict) or "ranks" not in d or "results" not in d:
+            raise ValueError(f"{path}: neither hetcoll bench nor bench_mpi output (no 'rows', no 'ranks'/'results')")
         _check_run(d, path)
+        runs.append(d)
     runs.sort(key=lambda d: d["ranks"])
     return runs
 

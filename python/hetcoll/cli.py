@@ -791,34 +791,106 @@ def _add_collective_args(p, default_op=None):
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="hetcoll", description="Model-driven collective communication: plan, simulate, explain.")
-    p.add_argument("--version", action="version", version=f"hetcoll {_core.__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
+def _workflow_commands(sub) -> None:
+    """The workflow on a machine: measure it, tune, check against the native MPI, draw the result."""
+    pr = sub.add_parser("probe", help="measure this machine (an MPI job) and write a profile for HETCOLL_PROFILE",
+                        description="Runs hetcoll-probe under mpirun: pairwise latency and bandwidth (ECO), per-host "
+                        "send/receive overheads (Banikazemi), reduction rates, Bruck's lambda; subnets and ring. "
+                        "Arguments after -- go to mpirun (e.g. -- --hostfile hosts).")
+    pr.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), required=True, help="ranks (put one per host, or more)")
+    pr.add_argument("-o", "--output", default="hetcoll-profile.json", help="profile file (default hetcoll-profile.json)")
+    pr.add_argument("--budget", type=_real_in(0, 1e7, "--budget"), help="seconds the probe may take (default: no limit)")
+    pr.add_argument("--sequential", action="store_true", help="measure one pair at a time (ECO), not p-1 rounds of "
+                    "concurrent pairs")
+    pr.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=5, help="repeats per figure (default 5)")
+    pr.add_argument("--threshold", type=_real_in(0, 10, "--threshold"), default=0.2,
+                    help="ECO's subnet threshold (default 0.2: within 20%%)")
+    pr.add_argument("--large", type=parse_size, default=256 << 10, help="bandwidth message size (default 256k)")
+    pr.add_argument("--no-lambda", action="store_true", help="skip Bruck's lambda experiments")
+    pr.add_argument("--tune", action="store_true", help="then time the native collectives against hetcoll's best "
+                    "candidates on this job and store the winners (hetcoll tune)")
+    pr.add_argument("--tune-max", type=parse_size, default=1 << 20, help="with --tune: largest size (default 1M)")
+    pr.add_argument("--tune-repeats", type=_int_in(1, 1000, "--tune-repeats"), default=7)
+    pr.add_argument("--dry-run", action="store_true", help="print the mpirun command, do not run it")
+    pr.set_defaults(func=cmd_probe, mpirun_args=[])
 
-    t = sub.add_parser("tables", help="Bruck et al. Tables 1 and 2, computed")
-    t.add_argument("--json", action="store_true", help="{'gamma': {lambda: gamma}, 'break_even': {k: lambda}}")
-    t.set_defaults(func=cmd_tables)
+    pf = sub.add_parser("profile", help="a machine profile written by 'hetcoll probe'")
+    pfs = pf.add_subparsers(dest="profile_command", metavar="ACTION", parser_class=_Parser)
+    pfs.required = True
+    ps = pfs.add_parser("show", help="summary: hosts, pair classes, kernels, lambda(m)")
+    ps.add_argument("file")
+    ps.add_argument("--json", action="store_true", help="the whole profile, checked")
+    ps.set_defaults(func=cmd_profile_show)
 
-    a = sub.add_parser("algorithms", help="the algorithm registry")
-    a.add_argument("--op", help="only algorithms for this collective")
-    a.add_argument("--json", action="store_true")
-    a.add_argument("--markdown", action="store_true", help="the table of docs/algorithms.md")
-    a.set_defaults(func=cmd_algorithms)
+    sn = sub.add_parser("subnets", help="a profile's subnets (ECO's partition), the threshold and the gap")
+    sn.add_argument("file")
+    sn.add_argument("--threshold", type=_real_in(0, 10, "--threshold"), help="partition again with this threshold")
+    sn.add_argument("--json", action="store_true")
+    sn.set_defaults(func=cmd_subnets)
 
-    co = sub.add_parser("crossovers", help="the message sizes at which the planner's choice changes")
-    co.add_argument("--model", "-m", required=True, help="machine model spec")
-    co.add_argument("--ranks", "-n", type=_int_in(1, MAX_RANKS, "--ranks"), required=True)
-    co.add_argument("--op", action="append", help="collective (repeatable; default: all)")
-    co.add_argument("--max", type=parse_size, default=64 << 20, help="largest size (default 64M)")
-    co.add_argument("--json", action="store_true")
-    co.add_argument("--markdown", action="store_true")
-    co.set_defaults(func=cmd_crossovers)
+    rg = sub.add_parser("ring", help="a profile's ring order (fewest subnet crossings)")
+    rg.add_argument("file")
+    rg.add_argument("--json", action="store_true")
+    rg.set_defaults(func=cmd_ring)
 
-    m = sub.add_parser("models", help="the machine model spec grammar")
-    m.set_defaults(func=lambda args: print(_core.model_spec_help()) or 0)
+    tu = sub.add_parser("tune", help="measured decisions: time native vs hetcoll's best candidates, store the winners "
+                        "in the profile", description="Runs hetcoll-tune under mpirun on the job layout to tune for "
+                        "(one decision set per layout; a run replaces the collectives and sizes it measures and keeps "
+                        "the others). Arguments after -- go to mpirun.")
+    tu.add_argument("profile", help="a profile written by 'hetcoll probe' (updated in place)")
+    tu.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), required=True)
+    tu.add_argument("--ops", help="collectives, comma-separated (default: "
+                    f"{' '.join(_core.regular_collective_ops())})")
+    tu.add_argument("--max", type=parse_size, default=1 << 20, help="largest size per rank (default 1M)")
+    tu.add_argument("--sizes", type=_size_list, help="these sizes per rank instead (e.g. 1k,64k): each decides the "
+                    "size classes nearer to it than to the others")
+    tu.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=7)
+    tu.add_argument("--candidates", type=_int_in(1, 8, "--candidates"),
+                    help="hetcoll's best predicted algorithms timed against native (default 3)")
+    tu.set_defaults(func=cmd_tune, mpirun_args=[])
 
+    be = sub.add_parser("bench", help="measured beside predicted: hetcoll's choice, forced algorithms and native MPI, "
+                        "every collective (Banikazemi Fig. 2 timing); JSON and CSV",
+                        description="Runs hetcoll-bench under mpirun: for each collective and size, hetcoll's choice, "
+                        "the native collective and each --algorithms entry, interleaved, each timed by Banikazemi et "
+                        "al.'s Fig. 2 procedure (barrier-subtracted loops, slowest rank, minimum and median over "
+                        "repeats, each repeat starting with the next variant); latency-bound calls (Fig. 2 below "
+                        "three barrier times) also from a synchronized start, every rank beginning each call at the "
+                        "same instant of rank 0's clock — the makespan hetcoll predicts. With hetcoll's prediction "
+                        "for the schedule that ran. Arguments after '--' go to mpirun.")
+    be.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), default=4, help="ranks (default 4)")
+    be.add_argument("-o", "--output", default="results/bench.json")
+    be.add_argument("--csv", help="also write the rows as CSV")
+    be.add_argument("--profile", help="plan with this profile (HETCOLL_PROFILE for the run)")
+    be.add_argument("--ops", help="collectives, comma-separated (default: all 16)")
+    be.add_argument("--sizes", type=_size_list, help="bytes per rank, e.g. 1k,64k,1M (default: --min ×8 … --max)")
+    be.add_argument("--min", type=parse_size, default=8)
+    be.add_argument("--max", type=parse_size, default=1 << 20)
+    be.add_argument("--algorithms", help="forced algorithms to time too, comma-separated specs")
+    be.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=7)
+    be.add_argument("--max-repeats", type=_int_in(1, 1000, "--max-repeats"),
+                    help="beyond --repeats, repeat a row (up to this many, within 20 s) while some variant's median "
+                    "is not known to within 5 %% (its distribution-free 95 %% confidence interval)")
+    be.add_argument("--target-ms", type=float, default=5.0, help="time per measurement (default 5 ms)")
+    be.add_argument("--no-native", action="store_true")
+    be.add_argument("--dry-run", action="store_true", help="print the mpirun command")
+    be.set_defaults(func=cmd_bench, mpirun_args=[])
+
+    rp = sub.add_parser("report", help="one self-contained HTML page and PNG plots from bench results and a profile")
+    rp.add_argument("files", nargs="+", metavar="RESULTS... PROFILE", help="hetcoll bench results, then the profile")
+    rp.add_argument("-o", "--output", required=True, help="directory for index.html and the plots")
+    rp.add_argument("--title")
+    rp.set_defaults(func=cmd_report)
+
+    br = sub.add_parser("bench-report", help="tables and a plot of hetcoll against native MPI from hetcoll bench (or bench_mpi) results")
+    br.add_argument("results", nargs="+", help="JSON files written by bench_mpi (one per rank count)")
+    br.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
+    br.add_argument("--png", metavar="FILE", help="plot native/hetcoll time ratios by size")
+    br.set_defaults(func=cmd_bench_report)
+
+
+def _planning_commands(sub) -> None:
+    """Planning and prediction on a model: what hetcoll would do, and why."""
     pl = sub.add_parser("plan", help="build, validate and predict a collective; print its tree")
     _add_collective_args(pl)
     pl.add_argument("--dot", metavar="FILE", help="write the tree (or message graph) as Graphviz")
@@ -854,83 +926,23 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=cmd_validate)
 
-    ar = sub.add_parser("alpha-range", help="legal alpha ranges per n and the look-up table (Bruck Figs. 6-9)")
-    ar.add_argument("--lambda", dest="lam", type=_real_in(1, _core.postal.MAX_LAMBDA, "--lambda"),
-                    required=True, help="postal latency lambda >= 1")
-    ar.add_argument("--max-n", type=_int_in(2, 100_000, "--max-n"), default=250)
-    ar.add_argument("--all", action="store_true", help="print every n, not only triangle tops")
-    ar.add_argument("--png", metavar="FILE", help="plot the ranges (Figs. 6-7) and table sizes (Fig. 9)")
-    ar.add_argument("--json", action="store_true")
-    ar.set_defaults(func=cmd_alpha_range)
+    co = sub.add_parser("crossovers", help="the message sizes at which the planner's choice changes")
+    co.add_argument("--model", "-m", required=True, help="machine model spec")
+    co.add_argument("--ranks", "-n", type=_int_in(1, MAX_RANKS, "--ranks"), required=True)
+    co.add_argument("--op", action="append", help="collective (repeatable; default: all)")
+    co.add_argument("--max", type=parse_size, default=64 << 20, help="largest size (default 64M)")
+    co.add_argument("--json", action="store_true")
+    co.add_argument("--markdown", action="store_true")
+    co.set_defaults(func=cmd_crossovers)
 
-    lb = sub.add_parser("lib", help="path of libhetcoll_mpi.so, for LD_PRELOAD=$(hetcoll lib) mpirun ...")
-    lb.add_argument("which", nargs="?", choices=["preload", "capi", "include"], default="preload",
-                    help="preload: libhetcoll_mpi.so (MPI_* replaced); capi: libhetcoll.so (hetcoll_* only); "
-                    "include: the directory of hetcoll.h")
-    lb.add_argument("--json", action="store_true", help="all three paths")
-    lb.set_defaults(func=cmd_lib)
+    a = sub.add_parser("algorithms", help="the algorithm registry")
+    a.add_argument("--op", help="only algorithms for this collective")
+    a.add_argument("--json", action="store_true")
+    a.add_argument("--markdown", action="store_true", help="the table of docs/algorithms.md")
+    a.set_defaults(func=cmd_algorithms)
 
-    br = sub.add_parser("bench-report", help="tables and a plot from bench_mpi results (hetcoll vs native MPI)")
-    br.add_argument("results", nargs="+", help="JSON files written by bench_mpi (one per rank count)")
-    br.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
-    br.add_argument("--png", metavar="FILE", help="plot native/hetcoll time ratios by size")
-    br.set_defaults(func=cmd_bench_report)
-
-    pr = sub.add_parser("probe", help="measure this machine (an MPI job) and write a profile for HETCOLL_PROFILE",
-                        description="Runs hetcoll-probe under mpirun: pairwise latency and bandwidth (ECO), per-host "
-                        "send/receive overheads (Banikazemi), reduction rates, Bruck's lambda; subnets and ring. "
-                        "Arguments after -- go to mpirun (e.g. -- --hostfile hosts).")
-    pr.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), required=True, help="ranks (put one per host, or more)")
-    pr.add_argument("-o", "--output", default="hetcoll-profile.json", help="profile file (default hetcoll-profile.json)")
-    pr.add_argument("--budget", type=_real_in(0, 1e7, "--budget"), help="seconds the probe may take (default: no limit)")
-    pr.add_argument("--sequential", action="store_true", help="measure one pair at a time (ECO), not p-1 rounds of "
-                    "concurrent pairs")
-    pr.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=5, help="repeats per figure (default 5)")
-    pr.add_argument("--threshold", type=_real_in(0, 10, "--threshold"), default=0.2,
-                    help="ECO's subnet threshold (default 0.2: within 20%%)")
-    pr.add_argument("--large", type=parse_size, default=256 << 10, help="bandwidth message size (default 256k)")
-    pr.add_argument("--no-lambda", action="store_true", help="skip Bruck's lambda experiments")
-    pr.add_argument("--tune", action="store_true", help="then time the native collectives against hetcoll's best "
-                    "candidates on this job and store the winners (hetcoll tune)")
-    pr.add_argument("--tune-max", type=parse_size, default=1 << 20, help="with --tune: largest size (default 1M)")
-    pr.add_argument("--tune-repeats", type=_int_in(1, 1000, "--tune-repeats"), default=7)
-    pr.add_argument("--dry-run", action="store_true", help="print the mpirun command, do not run it")
-    pr.set_defaults(func=cmd_probe, mpirun_args=[])
-
-    tu = sub.add_parser("tune", help="measured decisions: time native vs hetcoll's best candidates, store the winners "
-                        "in the profile", description="Runs hetcoll-tune under mpirun on the job layout to tune for "
-                        "(one decision set per layout; a run replaces the collectives and sizes it measures and keeps "
-                        "the others). Arguments after -- go to mpirun.")
-    tu.add_argument("profile", help="a profile written by 'hetcoll probe' (updated in place)")
-    tu.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), required=True)
-    tu.add_argument("--ops", help="collectives, comma-separated (default: "
-                    f"{' '.join(_core.regular_collective_ops())})")
-    tu.add_argument("--max", type=parse_size, default=1 << 20, help="largest size per rank (default 1M)")
-    tu.add_argument("--sizes", type=_size_list, help="these sizes per rank instead (e.g. 1k,64k): each decides the "
-                    "size classes nearer to it than to the others")
-    tu.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=7)
-    tu.add_argument("--candidates", type=_int_in(1, 8, "--candidates"),
-                    help="hetcoll's best predicted algorithms timed against native (default 3)")
-    tu.set_defaults(func=cmd_tune, mpirun_args=[])
-
-    pf = sub.add_parser("profile", help="a machine profile written by 'hetcoll probe'")
-    pfs = pf.add_subparsers(dest="profile_command", metavar="ACTION", parser_class=_Parser)
-    pfs.required = True
-    ps = pfs.add_parser("show", help="summary: hosts, pair classes, kernels, lambda(m)")
-    ps.add_argument("file")
-    ps.add_argument("--json", action="store_true", help="the whole profile, checked")
-    ps.set_defaults(func=cmd_profile_show)
-
-    sn = sub.add_parser("subnets", help="a profile's subnets (ECO's partition), the threshold and the gap")
-    sn.add_argument("file")
-    sn.add_argument("--threshold", type=_real_in(0, 10, "--threshold"), help="partition again with this threshold")
-    sn.add_argument("--json", action="store_true")
-    sn.set_defaults(func=cmd_subnets)
-
-    rg = sub.add_parser("ring", help="a profile's ring order (fewest subnet crossings)")
-    rg.add_argument("file")
-    rg.add_argument("--json", action="store_true")
-    rg.set_defaults(func=cmd_ring)
+    m = sub.add_parser("models", help="the machine model spec grammar")
+    m.set_defaults(func=lambda args: print(_core.model_spec_help()) or 0)
 
     pd = sub.add_parser("predict", help="Banikazemi's models (eqs. 6-12) beside the simulator, same tree, same model")
     pd.add_argument("op", choices=["bcast", "scatter", "gather"])
@@ -955,38 +967,31 @@ def build_parser() -> argparse.ArgumentParser:
     wi.add_argument("--json", action="store_true")
     wi.set_defaults(func=cmd_whatif)
 
-    be = sub.add_parser("bench", help="measured beside predicted: hetcoll's choice, forced algorithms and native MPI, "
-                        "every collective (Banikazemi Fig. 2 timing); JSON and CSV",
-                        description="Runs hetcoll-bench under mpirun: for each collective and size, hetcoll's choice, "
-                        "the native collective and each --algorithms entry, interleaved, each timed by Banikazemi et "
-                        "al.'s Fig. 2 procedure (barrier-subtracted loops, slowest rank, minimum and median over "
-                        "repeats, each repeat starting with the next variant); latency-bound calls (Fig. 2 below "
-                        "three barrier times) also from a synchronized start, every rank beginning each call at the "
-                        "same instant of rank 0's clock — the makespan hetcoll predicts. With hetcoll's prediction "
-                        "for the schedule that ran. Arguments after '--' go to mpirun.")
-    be.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), default=4, help="ranks (default 4)")
-    be.add_argument("-o", "--output", default="results/bench.json")
-    be.add_argument("--csv", help="also write the rows as CSV")
-    be.add_argument("--profile", help="plan with this profile (HETCOLL_PROFILE for the run)")
-    be.add_argument("--ops", help="collectives, comma-separated (default: all 16)")
-    be.add_argument("--sizes", type=_size_list, help="bytes per rank, e.g. 1k,64k,1M (default: --min ×8 … --max)")
-    be.add_argument("--min", type=parse_size, default=8)
-    be.add_argument("--max", type=parse_size, default=1 << 20)
-    be.add_argument("--algorithms", help="forced algorithms to time too, comma-separated specs")
-    be.add_argument("--repeats", type=_int_in(1, 1000, "--repeats"), default=7)
-    be.add_argument("--max-repeats", type=_int_in(1, 1000, "--max-repeats"),
-                    help="beyond --repeats, repeat a row (up to this many, within 20 s) while some variant's median "
-                    "is not known to within 5 %% (its distribution-free 95 %% confidence interval)")
-    be.add_argument("--target-ms", type=float, default=5.0, help="time per measurement (default 5 ms)")
-    be.add_argument("--no-native", action="store_true")
-    be.add_argument("--dry-run", action="store_true", help="print the mpirun command")
-    be.set_defaults(func=cmd_bench, mpirun_args=[])
 
-    rp = sub.add_parser("report", help="one self-contained HTML page and PNG plots from bench results and a profile")
-    rp.add_argument("files", nargs="+", metavar="RESULTS... PROFILE", help="hetcoll bench results, then the profile")
-    rp.add_argument("-o", "--output", required=True, help="directory for index.html and the plots")
-    rp.add_argument("--title")
-    rp.set_defaults(func=cmd_report)
+def _paper_commands(sub) -> None:
+    """The papers, computed."""
+    t = sub.add_parser("tables", help="Bruck et al. Tables 1 and 2, computed")
+    t.add_argument("--json", action="store_true", help="{'gamma': {lambda: gamma}, 'break_even': {k: lambda}}")
+    t.set_defaults(func=cmd_tables)
+
+    ar = sub.add_parser("alpha-range", help="legal alpha ranges per n and the look-up table (Bruck Figs. 6-9)")
+    ar.add_argument("--lambda", dest="lam", type=_real_in(1, _core.postal.MAX_LAMBDA, "--lambda"),
+                    required=True, help="postal latency lambda >= 1")
+    ar.add_argument("--max-n", type=_int_in(2, 100_000, "--max-n"), default=250)
+    ar.add_argument("--all", action="store_true", help="print every n, not only triangle tops")
+    ar.add_argument("--png", metavar="FILE", help="plot the ranges (Figs. 6-7) and table sizes (Fig. 9)")
+    ar.add_argument("--json", action="store_true")
+    ar.set_defaults(func=cmd_alpha_range)
+
+
+def _setup_commands(sub) -> None:
+    """Using the library: where it is, what configures it, a tour."""
+    lb = sub.add_parser("lib", help="path of libhetcoll_mpi.so, for LD_PRELOAD=$(hetcoll lib) mpirun ...")
+    lb.add_argument("which", nargs="?", choices=["preload", "capi", "include"], default="preload",
+                    help="preload: libhetcoll_mpi.so (MPI_* replaced); capi: libhetcoll.so (hetcoll_* only); "
+                    "include: the directory of hetcoll.h")
+    lb.add_argument("--json", action="store_true", help="all three paths")
+    lb.set_defaults(func=cmd_lib)
 
     cf = sub.add_parser("config", help="the HETCOLL_* environment variables, their meaning and the values in effect")
     cf.add_argument("--json", action="store_true")
@@ -996,6 +1001,18 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="a short tour: tables, trees, plans, predictions")
     d.add_argument("--out", default="results/demo", help="directory for the figures (default results/demo)")
     d.set_defaults(func=cmd_demo)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="hetcoll", description="Model-driven collective communication: plan, simulate, explain.")
+    p.add_argument("--version", action="version", version=f"hetcoll {_core.__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    _workflow_commands(sub)
+    _planning_commands(sub)
+    _paper_commands(sub)
+    _setup_commands(sub)
     return p
 
 

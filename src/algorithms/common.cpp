@@ -136,4 +136,32 @@ Blocks pipeline_segments(const GenContext& ctx, uint64_t seg) {
   return even_blocks(ctx.coll.count, ctx.coll.elem_size, int(k));
 }
 
+Schedule star_blocks(const GenContext& ctx, const char* name, bool to_root) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks, root = c.root;
+  Builder b = make_builder(ctx, name);
+  Blocks blocks = coll_blocks(c);
+  for (int j = 0; j < p; ++j) {
+    const int r = (root + j) % p;
+    const uint64_t len = blocks.len[size_t(r)], at = blocks.off[size_t(r)];
+    // The root's side holds every block at its offset; the rank's, its own.
+    const Slice dst{Buf::out, to_root ? at : 0, len}, src{Buf::in, to_root ? 0 : at, len};
+    if (len == 0) continue;
+    const int from = to_root ? r : root, to = to_root ? root : r;
+    if (r == root) {
+      if (b.wants(root)) b.copy(root, dst, src);
+    } else {
+      if (b.wants(from)) b.send(from, to, src);
+      if (b.wants(to)) b.recv(to, from, dst);
+    }
+  }
+  return b.finish();
+}
+
+std::optional<Terms> star_blocks_terms(const GenContext& ctx) {
+  Blocks blocks = coll_blocks(ctx.coll);
+  if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
+  return double(ctx.coll.nranks - 1) * message_terms(blocks.len[0]);
+}
+
 }  // namespace hetcoll

@@ -78,6 +78,13 @@ inline Terms message_terms(uint64_t bytes) { return {1.0, double(bytes), 0.0}; }
 // The larger of two costs at the model's parameters (critical path choice).
 Terms costlier(const HockneyParams& h, const Terms& a, const Terms& b);
 
+// The sequential tree of a gather (every block to the root) or a scatter
+// (every block from it), ranks in order after the root, blocks straight
+// between `out`/`in` and the ranks (star_gather, star_scatter), and its
+// cost for equal blocks: (p-1)(α + bβ).
+Schedule star_blocks(const GenContext& ctx, const char* name, bool to_root);
+std::optional<Terms> star_blocks_terms(const GenContext& ctx);
+
 // The model's λ for the whole vector (MachineModel::postal_lambda) as the
 // postal algorithms shape their trees and rounds with it: beyond p - 2 the
 // postal-optimal tree of p ranks is the star (the root's last send leaves

@@ -9,30 +9,9 @@
 
 namespace hetcoll {
 namespace {
-Schedule generate(const GenContext& ctx) {
-  const Collective& c = ctx.coll;
-  const int p = c.nranks, root = c.root;
-  Builder b = make_builder(ctx, "star_scatter");
-  Blocks blocks = coll_blocks(c);
-  for (int j = 0; j < p; ++j) {
-    int r = (root + j) % p;
-    Slice dst{Buf::out, 0, blocks.len[size_t(r)]}, src{Buf::in, blocks.off[size_t(r)], blocks.len[size_t(r)]};
-    if (dst.len == 0) continue;
-    if (r == root) {
-      if (b.wants(root)) b.copy(root, dst, src);
-    } else {
-      if (b.wants(root)) b.send(root, r, src);
-      if (b.wants(r)) b.recv(r, root, dst);
-    }
-  }
-  return b.finish();
-}
+Schedule generate(const GenContext& ctx) { return star_blocks(ctx, "star_scatter", false); }
 
-std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
-  Blocks blocks = coll_blocks(ctx.coll);
-  if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
-  return double(ctx.coll.nranks - 1) * message_terms(blocks.len[0]);
-}
+std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) { return star_blocks_terms(ctx); }
 }  // namespace
 
 Algorithm star_scatter_algorithm() {

@@ -152,6 +152,33 @@ void Transport::recv(void* buf, size_t bytes, int peer, int tag) {
 
 uint32_t recv_window(const ExecProgram& p) { return std::max<uint32_t>(256, 2 * p.send_ports); }
 
+namespace {
+// A copy or a reduction: the rank's own work, done when it is called.
+void run_local(const ExecProgram& p, const ExecOp& o, const Bindings& b, const ReduceFn& reduce) {
+  if (o.kind == OpKind::copy) {
+    char* dst = address(b, o.buf, o.off);
+    const char* src = address(b, o.src_buf, o.src_off);
+    if (dst != src && o.len) std::memmove(dst, src, o.len);  // in place: nothing to do
+    return;
+  }
+  if (o.len == 0) return;
+  if (!o.fused_init) {
+    reduce(address(b, o.buf, o.off), address(b, o.src_buf, o.src_off), o.len / p.elem_size);
+    return;
+  }
+  // dst = init ⊕ src, a cache-sized block at a time
+  char* dst = address(b, o.buf, o.off);
+  const char* init = address(b, Buf::in, o.init_off);
+  const char* src = address(b, o.src_buf, o.src_off);
+  const uint64_t block = std::max<uint64_t>(1, kFuseBlock / p.elem_size) * p.elem_size;
+  for (uint64_t at = 0; at < o.len; at += block) {
+    const uint64_t len = std::min(block, o.len - at);
+    std::memcpy(dst + at, init + at, len);
+    reduce(dst + at, src + at, len / p.elem_size);
+  }
+}
+}  // namespace
+
 void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t, ExecScratch& x) {
   const size_t n = p.ops.size();
   if (n == 0) return;
@@ -259,28 +286,9 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
             post_recv(i);
           }
           break;
-        case OpKind::copy: {
-          char* dst = address(b, o.buf, o.off);
-          const char* src = address(b, o.src_buf, o.src_off);
-          if (dst != src && o.len) std::memmove(dst, src, o.len);  // in place: nothing to do
-          complete(i);
-          break;
-        }
+        case OpKind::copy:
         case OpKind::reduce:
-          if (o.len == 0) {
-          } else if (!o.fused_init) {
-            reduce(address(b, o.buf, o.off), address(b, o.src_buf, o.src_off), o.len / p.elem_size);
-          } else {  // dst = init ⊕ src, a cache-sized block at a time
-            char* dst = address(b, o.buf, o.off);
-            const char* init = address(b, Buf::in, o.init_off);
-            const char* src = address(b, o.src_buf, o.src_off);
-            const uint64_t block = std::max<uint64_t>(1, kFuseBlock / p.elem_size) * p.elem_size;
-            for (uint64_t at = 0; at < o.len; at += block) {
-              const uint64_t len = std::min(block, o.len - at);
-              std::memcpy(dst + at, init + at, len);
-              reduce(dst + at, src + at, len / p.elem_size);
-            }
-          }
+          run_local(p, o, b, reduce);
           complete(i);
           break;
       }

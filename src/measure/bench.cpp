@@ -80,26 +80,22 @@ uint64_t parse_bytes(const std::string& v, const std::string& what) { return pro
 Options parse_args(int argc, char** argv) {
   Options o;
   std::string sizes;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) fail(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "-o" || a == "--output") o.out = value();
-    else if (a == "--csv") o.csv = value();
-    else if (a == "--ops") o.ops = split(value());
-    else if (a == "--sizes") sizes = value();
-    else if (a == "--min") o.min_bytes = parse_bytes(value(), "--min");
-    else if (a == "--max") o.max_bytes = parse_bytes(value(), "--max");
-    else if (a == "--algorithms") o.algorithms = split(value());
-    else if (a == "--model") o.model = value();
+  for (program::ArgWalk w(argc, argv); w.next();) {
+    const std::string& a = w.arg;
+    if (a == "-o" || a == "--output") o.out = w.value();
+    else if (a == "--csv") o.csv = w.value();
+    else if (a == "--ops") o.ops = split(w.value());
+    else if (a == "--sizes") sizes = w.value();
+    else if (a == "--min") o.min_bytes = parse_bytes(w.value(), "--min");
+    else if (a == "--max") o.max_bytes = parse_bytes(w.value(), "--max");
+    else if (a == "--algorithms") o.algorithms = split(w.value());
+    else if (a == "--model") o.model = w.value();
     else if (a == "--repeats") {
-      o.repeats = program::parse_int(value(), "--repeats", 1, 1000);
+      o.repeats = program::parse_int(w.value(), "--repeats", 1, 1000);
     } else if (a == "--max-repeats") {
-      o.max_repeats = program::parse_int(value(), "--max-repeats", 1, 1000);
+      o.max_repeats = program::parse_int(w.value(), "--max-repeats", 1, 1000);
     } else if (a == "--target-ms") {
-      o.target = program::parse_real(value(), "--target-ms", 0.1, 10000, "0.1 to 10000") * 1e-3;
+      o.target = program::parse_real(w.value(), "--target-ms", 0.1, 10000, "0.1 to 10000") * 1e-3;
     } else if (a == "--no-native") o.native = false;
     else if (a == "--no-progress") o.progress = false;
     else if (a == "-h" || a == "--help") {
@@ -188,6 +184,299 @@ void progress_line(size_t done, size_t total, const std::string& what) {
 
 }  // namespace
 
+// The model the MPI layer plans with, the job's hosts, and the model seen
+// through the job's layout (none, with a note, where it cannot predict).
+struct Machine {
+  std::string spec;
+  std::vector<std::string> hosts;  // per rank
+  ModelPtr gm;                     // the job's ranks as model ranks; null: no predictions
+  std::string layout_note;
+};
+
+Machine machine_of(const Options& opt) {
+  Machine mc;
+  const char* env = std::getenv("HETCOLL_PROFILE");
+  mc.spec = !opt.model.empty() ? opt.model : env && *env ? env : setting_default("HETCOLL_PROFILE");
+  const std::string& spec = mc.spec;
+  if (!opt.model.empty() && hetcoll_set_model(opt.model.c_str()) != 0)
+    fail(std::string("--model: ") + hetcoll_last_error());
+  ModelPtr model;
+  try {
+    model = load_model(spec);
+  } catch (const std::exception& e) {
+    fail(std::string("the model '") + spec + "': " + e.what());
+  }
+  char name[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  std::vector<char> names(size_t(g_size) * (MPI_MAX_PROCESSOR_NAME + 1), 0);
+  PMPI_Allgather(name, MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR,
+                 MPI_COMM_WORLD);
+  std::vector<std::string>& hosts = mc.hosts;
+  for (int r = 0; r < g_size; ++r) hosts.emplace_back(&names[size_t(r) * (MPI_MAX_PROCESSOR_NAME + 1)]);
+  std::vector<int> layout;
+  std::string& layout_note = mc.layout_note;
+  if (auto* pm = dynamic_cast<const ProfileModel*>(model.get())) {
+    for (const std::string& h : hosts) layout.push_back(pm->host_index(h));
+    if (std::any_of(layout.begin(), layout.end(), [](int h) { return h < 0; })) {
+      layout_note = "the profile does not describe every host: no predictions";
+      model = nullptr;
+    }
+  }
+  ModelPtr& gm = mc.gm;
+  if (model) {
+    try {
+      gm = layout.empty() ? model : group_model(model, layout, g_size);
+    } catch (const std::exception& e) {
+      layout_note = std::string("no predictions: ") + e.what();
+    }
+  }
+  return mc;
+}
+
+// The predicted time of `algorithm` for the call (NaN: none).
+double predict(const Machine& mc, const std::string& algorithm, const Collective& c) {
+  if (!mc.gm || algorithm.empty() || algorithm == "native") return NAN;
+  try {
+    return simulate(build(algorithm, c, *mc.gm), *mc.gm).makespan;
+  } catch (const std::exception&) {
+    return NAN;
+  }
+}
+
+// One row of the benchmark: every variant of one call (hetcoll's choice,
+// native, each forced algorithm), timed interleaved.
+class RowTiming {
+ public:
+  RowTiming(const std::string& op, uint64_t bytes, const Collective& call, const Options& opt,
+            hetcoll::bench::Call& f)
+      : op_(op), opt_(opt), f_(f) {
+    add_variants(bytes, call);
+  }
+  std::vector<Row> run(sync_start::SharedClock& clock);
+
+ private:
+  void add_variants(uint64_t bytes, const Collective& call);
+  bool select(Row& r);
+  bool unknown(int done, double since, std::vector<double> Row::*times);
+  void fig2_rounds();
+  void synchronized_rounds(sync_start::SharedClock& clock);
+
+  const std::string& op_;
+  const Options& opt_;
+  hetcoll::bench::Call& f_;
+  std::vector<Row> vr;
+  std::string current_rule;
+  int iters = 1;
+  double barrier = 0;
+};
+
+void RowTiming::add_variants(uint64_t bytes, const Collective& call) {
+  const std::string& op = op_;
+  const Options& opt = opt_;
+  auto add = [&](const std::string& variant) {
+    Row r;
+    r.op = op;
+    r.bytes = op == "barrier" ? 0 : bytes;
+    r.variant = variant;
+    vr.push_back(r);
+  };
+  add("hetcoll");
+  if (opt.native) add("native");
+  for (const std::string& spec_a : opt.algorithms) {
+    add(spec_a);
+    try {
+      choose_algorithm(spec_a, call.op);
+    } catch (const std::exception&) {
+      vr.back().note = "does not implement " + op;
+    }
+  }
+}
+
+// Sets the rule that runs r's variant (false: it cannot run, noted). A new
+// rule drops hetcoll's cached decisions: the next call plans and compiles
+// again, which must not be timed.
+bool RowTiming::select(Row& r) {
+  if (r.variant == "native") return true;
+  const std::string rule = r.variant == "hetcoll" ? "" : op_ + ":@" + r.variant;
+  if (rule != current_rule) {
+    if (hetcoll_set_algorithm(rule.c_str()) != 0) {
+      r.note = hetcoll_last_error();
+      return false;
+    }
+    current_rule = rule;
+    f_(false);
+  }
+  return true;
+}
+
+// Rank 0's rule for one more round of a row's times (Fig. 2's, or the
+// synchronized start's): within --max-repeats and kRowSeconds since
+// `since`, while some variant's median is not yet known to within
+// kKnownMedian — two variants' medians that differ by less than the noise
+// would otherwise be ranked by it.
+bool RowTiming::unknown(int done, double since, std::vector<double> Row::*times) {
+  if (done >= opt_.max_repeats || MPI_Wtime() - since >= kRowSeconds) return false;
+  for (const Row& r : vr)
+    if (r.note.empty() && !r.native_call && !fig2::median_known(r.*times, kKnownMedian)) return true;
+  return false;
+}
+
+// Banikazemi's Fig. 2 timing, --repeats rounds and more while unknown().
+// Each repeat starts one variant later (rotated order): whatever the first
+// call after another collective pays, every variant pays it as often.
+void RowTiming::fig2_rounds() {
+  const Options& opt = opt_;
+  auto& f = f_;
+  const double row_start = MPI_Wtime();
+  auto more = [&](int done) {
+    if (done < opt.repeats) return true;
+    int go = g_rank == 0 && unknown(done, row_start, &Row::times);
+    PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return go != 0;
+  };
+  for (int rep = 0; more(rep); ++rep)
+    for (size_t j = 0; j < vr.size(); ++j) {
+      Row& r = vr[(j + size_t(rep)) % vr.size()];
+      if (!r.note.empty() || r.native_call || !select(r)) continue;
+      const bool native = r.variant == "native";
+      if (rep == 0) {
+        char ran[256] = {0};
+        if (!native) hetcoll_last_algorithm(MPI_COMM_WORLD, ran, sizeof ran);
+        r.algorithm = ran[0] ? ran : "native";
+      }
+      r.times.push_back(fig2::timed([&] { f(native); }, iters, barrier));
+      r.barrier = barrier;
+    }
+}
+
+void RowTiming::synchronized_rounds(sync_start::SharedClock& clock) {
+  const Options& opt = opt_;
+  auto& f = f_;
+  // Where some variant's call is latency-bound (sync_start::latency_bound:
+  // the barrier may hide part of it), every variant is timed again from
+  // a synchronized start (rank 0 decides).
+  int hidden = 0;
+  if (g_rank == 0)
+    for (const Row& r : vr)
+      if (!r.times.empty() && sync_start::latency_bound(fig2::summarize(r.times).median, barrier)) hidden = 1;
+  PMPI_Bcast(&hidden, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  // Rounds as the Fig. 2 repeats: --repeats, then one at a time (up to
+  // --max-repeats, within kRowSeconds) while some variant's median is
+  // not known to within kKnownMedian.
+  if (hidden) {
+    const double sync_start_at = MPI_Wtime();
+    int done = 0;
+    for (int go = 1; go;) {
+      const int rounds = done == 0 ? opt.repeats : 1;
+      const auto medians = sync_start::time_variants(
+          vr.size(), rounds, std::min(iters, sync_start::kCalls), clock.fresh(),
+          [&](size_t v) { return vr[v].note.empty() && !vr[v].native_call && select(vr[v]); },
+          [&](size_t v) { f(vr[v].variant == "native"); }, MPI_COMM_WORLD, done);
+      done += rounds;
+      go = 0;
+      if (g_rank == 0) {
+        for (size_t v = 0; v < vr.size(); ++v)
+          for (double x : medians[v])
+            if (std::isfinite(x)) vr[v].sync.push_back(x);
+        go = unknown(done, sync_start_at, &Row::sync);
+      }
+      PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+  }
+}
+
+std::vector<Row> RowTiming::run(sync_start::SharedClock& clock) {
+  const Options& opt = opt_;
+  auto& f = f_;
+  hetcoll_set_algorithm("");
+  f(false);  // hetcoll's decision for this call, made outside the timing
+  if (opt.native) {
+    char decided[256] = {0};
+    hetcoll_last_algorithm(MPI_COMM_WORLD, decided, sizeof decided);
+    int native_call = g_rank == 0 && (!decided[0] || std::string(decided) == "native");
+    PMPI_Bcast(&native_call, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    vr[0].native_call = native_call != 0;
+  }
+  iters = fig2::iterations_for([&] { f(true); }, opt.target);
+  barrier = fig2::barrier_time(iters);
+  fig2_rounds();
+  synchronized_rounds(clock);
+  hetcoll_set_algorithm("");
+  if (vr[0].native_call) {
+    vr[0].algorithm = "native";
+    vr[0].times = vr[1].times;
+    vr[0].sync = vr[1].sync;
+    vr[0].barrier = vr[1].barrier;
+  }
+  return vr;
+}
+
+// Rank 0: the rows as JSON (-o) and CSV (--csv). Returns the exit code.
+int write_results(const Options& opt, const Machine& mc, const std::vector<Row>& rows, double start) {
+  int rc = 0;
+  char date[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  std::ostringstream js;
+  js << "{\n \"tool\": " << json_str(std::string("hetcoll-bench ") + hetcoll_version()) << ",\n \"created\": \"" << date
+     << "\",\n \"ranks\": " << g_size << ",\n \"hosts\": [";
+  for (int r = 0; r < g_size; ++r) js << (r ? ", " : "") << json_str(mc.hosts[size_t(r)]);
+  js << "],\n \"model\": " << json_str(mc.spec) << ",\n \"predictions\": " << (mc.gm ? "true" : "false");
+  if (!mc.layout_note.empty()) js << ",\n \"note\": " << json_str(mc.layout_note);
+  js << ",\n \"procedure\": \"Banikazemi et al. 1999 Fig. 2: barrier-subtracted loops, the slowest rank; min and "
+        "median over repeats, variants interleaved; calls the barrier hides also from a synchronized start "
+        "(SKaMPI/ReproMPI windows: the slowest rank's end, median over calls and repeats); where hetcoll's "
+        "decision is native (its call is PMPI's) its row has the native row's times (timed_as); beyond the "
+        "repeats, "
+        "more (up to max_repeats, 20 s a row) while some variant's median was not known to within 5 % (its "
+        "distribution-free 95 % interval)\",\n \"repeats\": "
+     << opt.repeats << ",\n \"max_repeats\": " << opt.max_repeats << ",\n \"rows\": [";
+  std::ostringstream csv;
+  csv << "op,bytes,variant,algorithm,min_us,median_us,sync_median_us,predicted_us,note\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    const fig2::Summary s = fig2::summarize(r.times);
+    const bool ran = !r.times.empty();
+    js << (i ? ",\n" : "\n") << "  {\"op\": " << json_str(r.op) << ", \"bytes\": " << r.bytes
+       << ", \"variant\": " << json_str(r.variant) << ", \"algorithm\": " << json_str(r.algorithm)
+       << ", \"min_s\": " << (ran ? num(s.min) : "null") << ", \"median_s\": " << (ran ? num(s.median) : "null")
+       << ", \"predicted_s\": " << num(r.predicted) << ", \"times_s\": [";
+    for (size_t k = 0; k < r.times.size(); ++k) js << (k ? ", " : "") << num(r.times[k]);
+    js << "], \"sync_median_s\": " << (!r.sync.empty() ? num(fig2::summarize(r.sync).median) : "null")
+       << ", \"barrier_s\": " << num(r.barrier);
+    if (!r.note.empty()) js << ", \"note\": " << json_str(r.note);
+    if (r.native_call) js << ", \"timed_as\": \"native\"";
+    js << "}";
+    csv << r.op << ',' << r.bytes << ',' << r.variant << ',' << r.algorithm << ',' << (ran ? num(s.min * 1e6) : "")
+        << ',' << (ran ? num(s.median * 1e6) : "") << ',' << (!r.sync.empty() ? num(fig2::summarize(r.sync).median * 1e6) : "")
+        << ',' << (std::isfinite(r.predicted) ? num(r.predicted * 1e6) : "")
+        << ',' << '"' << r.note << '"' << '\n';
+  }
+  js << "\n ]\n}\n";
+  auto write = [&](const std::string& path, const std::string& text) {
+    if (path.empty() || path == "-") {
+      std::fputs(text.c_str(), stdout);
+      return true;
+    }
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    return bool(out);
+  };
+  if (!write(opt.out, js.str())) {
+    std::fprintf(stderr, "hetcoll-bench: cannot write %s\n", opt.out.c_str());
+    rc = 1;
+  }
+  if (!opt.csv.empty() && !write(opt.csv, csv.str())) {
+    std::fprintf(stderr, "hetcoll-bench: cannot write %s\n", opt.csv.c_str());
+    rc = 1;
+  }
+  if (!opt.out.empty() && opt.out != "-")
+    std::fprintf(stderr, "hetcoll-bench: %zu rows, %d ranks, %.1f s; wrote %s%s%s\n", rows.size(), g_size,
+                 MPI_Wtime() - start, opt.out.c_str(), opt.csv.empty() ? "" : " and ", opt.csv.c_str());
+  return rc;
+}
+
 int main(int argc, char** argv) {
   program::name() = "hetcoll-bench";
   if (program::checking(argc, argv)) {
@@ -203,56 +492,11 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  program::start_mpi(&argc, &argv, g_rank, g_size);
   const Options opt = parse_args(argc, argv);
   const double start = MPI_Wtime();
 
-  // The model the MPI layer plans with, and the job's layout on it.
-  const char* env = std::getenv("HETCOLL_PROFILE");
-  const std::string spec = !opt.model.empty() ? opt.model : env && *env ? env : setting_default("HETCOLL_PROFILE");
-  if (!opt.model.empty() && hetcoll_set_model(opt.model.c_str()) != 0)
-    fail(std::string("--model: ") + hetcoll_last_error());
-  ModelPtr model;
-  try {
-    model = load_model(spec);
-  } catch (const std::exception& e) {
-    fail(std::string("the model '") + spec + "': " + e.what());
-  }
-  char name[MPI_MAX_PROCESSOR_NAME + 1] = {0};
-  int len = 0;
-  MPI_Get_processor_name(name, &len);
-  std::vector<char> names(size_t(g_size) * (MPI_MAX_PROCESSOR_NAME + 1), 0);
-  PMPI_Allgather(name, MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR,
-                 MPI_COMM_WORLD);
-  std::vector<std::string> hosts;
-  for (int r = 0; r < g_size; ++r) hosts.emplace_back(&names[size_t(r) * (MPI_MAX_PROCESSOR_NAME + 1)]);
-  std::vector<int> layout;
-  std::string layout_note;
-  if (auto* pm = dynamic_cast<const ProfileModel*>(model.get())) {
-    for (const std::string& h : hosts) layout.push_back(pm->host_index(h));
-    if (std::any_of(layout.begin(), layout.end(), [](int h) { return h < 0; })) {
-      layout_note = "the profile does not describe every host: no predictions";
-      model = nullptr;
-    }
-  }
-  ModelPtr gm;
-  if (model) {
-    try {
-      gm = layout.empty() ? model : group_model(model, layout, g_size);
-    } catch (const std::exception& e) {
-      layout_note = std::string("no predictions: ") + e.what();
-    }
-  }
-  auto predict = [&](const std::string& algorithm, const Collective& c) -> double {
-    if (!gm || algorithm.empty() || algorithm == "native") return NAN;
-    try {
-      return simulate(build(algorithm, c, *gm), *gm).makespan;
-    } catch (const std::exception&) {
-      return NAN;
-    }
-  };
+  const Machine mc = machine_of(opt);
 
   uint64_t largest = 8;
   for (uint64_t s : opt.sizes) largest = std::max(largest, s);
@@ -267,129 +511,9 @@ int main(int argc, char** argv) {
       const uint64_t n = op == "barrier" ? 0 : bytes / 8;
       const Collective call = describe(op, n);
       hetcoll::bench::Call f = hetcoll::bench::collective_call(op, int(n), a, b);
-      // Variants: hetcoll's choice, native, each forced algorithm that implements op.
-      std::vector<Row> vr;
-      auto add = [&](const std::string& variant) {
-        Row r;
-        r.op = op;
-        r.bytes = op == "barrier" ? 0 : bytes;
-        r.variant = variant;
-        vr.push_back(r);
-      };
-      add("hetcoll");
-      if (opt.native) add("native");
-      for (const std::string& spec_a : opt.algorithms) {
-        add(spec_a);
-        try {
-          choose_algorithm(spec_a, call.op);
-        } catch (const std::exception&) {
-          vr.back().note = "does not implement " + op;
-        }
-      }
-      hetcoll_set_algorithm("");
-      std::string current_rule;
-      f(false);  // hetcoll's decision for this call, made outside the timing
-      if (opt.native) {
-        char decided[256] = {0};
-        hetcoll_last_algorithm(MPI_COMM_WORLD, decided, sizeof decided);
-        int native_call = g_rank == 0 && (!decided[0] || std::string(decided) == "native");
-        PMPI_Bcast(&native_call, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        vr[0].native_call = native_call != 0;
-      }
-      const int iters = fig2::iterations_for([&] { f(true); }, opt.target);
-      const double barrier = fig2::barrier_time(iters);
-      // Sets the rule that runs r's variant (false: it cannot run, noted).
-      // A new rule drops hetcoll's cached decisions: the next call plans and
-      // compiles again, which must not be timed.
-      auto select = [&](Row& r) {
-        if (r.variant == "native") return true;
-        const std::string rule = r.variant == "hetcoll" ? "" : op + ":@" + r.variant;
-        if (rule != current_rule) {
-          if (hetcoll_set_algorithm(rule.c_str()) != 0) {
-            r.note = hetcoll_last_error();
-            return false;
-          }
-          current_rule = rule;
-          f(false);
-        }
-        return true;
-      };
-      // Each repeat starts one variant later (rotated order): whatever the
-      // first call after another collective pays, every variant pays it as
-      // often.
-      // Beyond --repeats, more (up to --max-repeats, within kRowSeconds)
-      // while some variant's median is not yet known to within
-      // kKnownMedian: two variants' medians that differ by less than the
-      // noise would otherwise be ranked by it (rank 0 decides).
-      // Rank 0's rule for one more round of a row's times (Fig. 2's, or
-      // the synchronized start's): within --max-repeats and kRowSeconds
-      // since `since`, while some variant's median is not yet known.
-      auto unknown = [&](int done, double since, std::vector<double> Row::*times) {
-        if (done >= opt.max_repeats || MPI_Wtime() - since >= kRowSeconds) return false;
-        for (const Row& r : vr)
-          if (r.note.empty() && !r.native_call && !fig2::median_known(r.*times, kKnownMedian)) return true;
-        return false;
-      };
-      const double row_start = MPI_Wtime();
-      auto more = [&](int done) {
-        if (done < opt.repeats) return true;
-        int go = g_rank == 0 && unknown(done, row_start, &Row::times);
-        PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        return go != 0;
-      };
-      for (int rep = 0; more(rep); ++rep)
-        for (size_t j = 0; j < vr.size(); ++j) {
-          Row& r = vr[(j + size_t(rep)) % vr.size()];
-          if (!r.note.empty() || r.native_call || !select(r)) continue;
-          const bool native = r.variant == "native";
-          if (rep == 0) {
-            char ran[256] = {0};
-            if (!native) hetcoll_last_algorithm(MPI_COMM_WORLD, ran, sizeof ran);
-            r.algorithm = ran[0] ? ran : "native";
-          }
-          r.times.push_back(fig2::timed([&] { f(native); }, iters, barrier));
-          r.barrier = barrier;
-        }
-      // Where some variant's call is latency-bound (sync_start::latency_bound:
-      // the barrier may hide part of it), every variant is timed again from
-      // a synchronized start (rank 0 decides).
-      int hidden = 0;
-      if (g_rank == 0)
-        for (const Row& r : vr)
-          if (!r.times.empty() && sync_start::latency_bound(fig2::summarize(r.times).median, barrier)) hidden = 1;
-      PMPI_Bcast(&hidden, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      // Rounds as the Fig. 2 repeats: --repeats, then one at a time (up to
-      // --max-repeats, within kRowSeconds) while some variant's median is
-      // not known to within kKnownMedian.
-      if (hidden) {
-        const double sync_start_at = MPI_Wtime();
-        int done = 0;
-        for (int go = 1; go;) {
-          const int rounds = done == 0 ? opt.repeats : 1;
-          const auto medians = sync_start::time_variants(
-              vr.size(), rounds, std::min(iters, sync_start::kCalls), clock.fresh(),
-              [&](size_t v) { return vr[v].note.empty() && !vr[v].native_call && select(vr[v]); },
-              [&](size_t v) { f(vr[v].variant == "native"); }, MPI_COMM_WORLD, done);
-          done += rounds;
-          go = 0;
-          if (g_rank == 0) {
-            for (size_t v = 0; v < vr.size(); ++v)
-              for (double x : medians[v])
-                if (std::isfinite(x)) vr[v].sync.push_back(x);
-            go = unknown(done, sync_start_at, &Row::sync);
-          }
-          PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        }
-      }
-      hetcoll_set_algorithm("");
-      if (vr[0].native_call) {
-        vr[0].algorithm = "native";
-        vr[0].times = vr[1].times;
-        vr[0].sync = vr[1].sync;
-        vr[0].barrier = vr[1].barrier;
-      }
+      std::vector<Row> vr = RowTiming(op, bytes, call, opt, f).run(clock);
       for (Row& r : vr) {
-        r.predicted = predict(r.algorithm, call);
+        r.predicted = predict(mc, r.algorithm, call);
         rows.push_back(r);
       }
       ++step;
@@ -403,68 +527,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  int rc = 0;
-  if (g_rank == 0) {
-    char date[32];
-    std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    std::ostringstream js;
-    js << "{\n \"tool\": " << json_str(std::string("hetcoll-bench ") + hetcoll_version()) << ",\n \"created\": \"" << date
-       << "\",\n \"ranks\": " << g_size << ",\n \"hosts\": [";
-    for (int r = 0; r < g_size; ++r) js << (r ? ", " : "") << json_str(hosts[size_t(r)]);
-    js << "],\n \"model\": " << json_str(spec) << ",\n \"predictions\": " << (gm ? "true" : "false");
-    if (!layout_note.empty()) js << ",\n \"note\": " << json_str(layout_note);
-    js << ",\n \"procedure\": \"Banikazemi et al. 1999 Fig. 2: barrier-subtracted loops, the slowest rank; min and "
-          "median over repeats, variants interleaved; calls the barrier hides also from a synchronized start "
-          "(SKaMPI/ReproMPI windows: the slowest rank's end, median over calls and repeats); where hetcoll's "
-          "decision is native (its call is PMPI's) its row has the native row's times (timed_as); beyond the "
-          "repeats, "
-          "more (up to max_repeats, 20 s a row) while some variant's median was not known to within 5 % (its "
-          "distribution-free 95 % interval)\",\n \"repeats\": "
-       << opt.repeats << ",\n \"max_repeats\": " << opt.max_repeats << ",\n \"rows\": [";
-    std::ostringstream csv;
-    csv << "op,bytes,variant,algorithm,min_us,median_us,sync_median_us,predicted_us,note\n";
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      const fig2::Summary s = fig2::summarize(r.times);
-      const bool ran = !r.times.empty();
-      js << (i ? ",\n" : "\n") << "  {\"op\": " << json_str(r.op) << ", \"bytes\": " << r.bytes
-         << ", \"variant\": " << json_str(r.variant) << ", \"algorithm\": " << json_str(r.algorithm)
-         << ", \"min_s\": " << (ran ? num(s.min) : "null") << ", \"median_s\": " << (ran ? num(s.median) : "null")
-         << ", \"predicted_s\": " << num(r.predicted) << ", \"times_s\": [";
-      for (size_t k = 0; k < r.times.size(); ++k) js << (k ? ", " : "") << num(r.times[k]);
-      js << "], \"sync_median_s\": " << (!r.sync.empty() ? num(fig2::summarize(r.sync).median) : "null")
-         << ", \"barrier_s\": " << num(r.barrier);
-      if (!r.note.empty()) js << ", \"note\": " << json_str(r.note);
-      if (r.native_call) js << ", \"timed_as\": \"native\"";
-      js << "}";
-      csv << r.op << ',' << r.bytes << ',' << r.variant << ',' << r.algorithm << ',' << (ran ? num(s.min * 1e6) : "")
-          << ',' << (ran ? num(s.median * 1e6) : "") << ',' << (!r.sync.empty() ? num(fig2::summarize(r.sync).median * 1e6) : "")
-          << ',' << (std::isfinite(r.predicted) ? num(r.predicted * 1e6) : "")
-          << ',' << '"' << r.note << '"' << '\n';
-    }
-    js << "\n ]\n}\n";
-    auto write = [&](const std::string& path, const std::string& text) {
-      if (path.empty() || path == "-") {
-        std::fputs(text.c_str(), stdout);
-        return true;
-      }
-      std::ofstream out(path, std::ios::binary);
-      out << text;
-      return bool(out);
-    };
-    if (!write(opt.out, js.str())) {
-      std::fprintf(stderr, "hetcoll-bench: cannot write %s\n", opt.out.c_str());
-      rc = 1;
-    }
-    if (!opt.csv.empty() && !write(opt.csv, csv.str())) {
-      std::fprintf(stderr, "hetcoll-bench: cannot write %s\n", opt.csv.c_str());
-      rc = 1;
-    }
-    if (!opt.out.empty() && opt.out != "-")
-      std::fprintf(stderr, "hetcoll-bench: %zu rows, %d ranks, %.1f s; wrote %s%s%s\n", rows.size(), g_size,
-                   MPI_Wtime() - start, opt.out.c_str(), opt.csv.empty() ? "" : " and ", opt.csv.c_str());
-  }
+  int rc = g_rank == 0 ? write_results(opt, mc, rows, start) : 0;
   PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();
   return rc;

@@ -477,43 +477,127 @@ std::vector<double> reduce_to_root(std::vector<double> v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  program::name() = "hetcoll-probe";
-  if (program::checking(argc, argv)) {
-    const Options o = parse_args(argc, argv);
-    program::check_writable(o.out, "-o");
-    return 0;
-  }
-  MPI_Init(&argc, &argv);
-  MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
-  MPI_Comm_rank(g_comm, &g_rank);
-  MPI_Comm_size(g_comm, &g_size);
-  const Options opt = parse_args(argc, argv);
-  // The bandwidth message; smaller when the budget cannot pay for it.
-  uint64_t large = opt.large;
-  MPI_Barrier(g_comm);
-  g_start = MPI_Wtime();
-  Progress bar(opt.progress);
-  const double budget = opt.budget;
-  auto within = [&](double share) { return agree(budget <= 0 || elapsed() < share * budget); };
+namespace {
+
+// Kernels whose reduction rate the probe measures (the profile names them).
+struct Kern {
+  ReduceOp op;
+  ElemType type;
+  const char* type_name;
+};
+const Kern kKernels[] = {{ReduceOp::sum, ElemType::f64, "f64"}, {ReduceOp::sum, ElemType::f32, "f32"},
+                         {ReduceOp::sum, ElemType::i32, "i32"}, {ReduceOp::sum, ElemType::i64, "i64"},
+                         {ReduceOp::max, ElemType::f64, "f64"}, {ReduceOp::min, ElemType::i32, "i32"},
+                         {ReduceOp::prod, ElemType::f64, "f64"}, {ReduceOp::band, ElemType::u8, "u8"}};
+// host rows: Sc min, Sc med, Sm, Rc min, Rc med, Rm, gamma, copy
+constexpr int kHostFields = 8;
+
+// A class's bandwidth: the median over its pairs whose large message took
+// longer than the small one (the others, noise on a loaded machine, say
+// nothing about it); none such: the class is named in `unmeasured` and no
+// profile is written.
+double bandwidth_of(std::vector<double> bw, const std::string& name, std::string& unmeasured) {
+  bw.erase(std::remove_if(bw.begin(), bw.end(), [](double x) { return !(x > 0); }), bw.end());
+  if (!bw.empty()) return median(bw);
+  unmeasured += (unmeasured.empty() ? "" : ", ") + name;
+  return 1.0;
+}
+
+// One run of the probe: the phases in turn (run()), what each measured kept
+// for the next and for the profile, which rank 0 assembles and writes.
+class Probe {
+ public:
+  explicit Probe(const Options& opt)
+      : opt(opt), large(opt.large), bar(opt.progress), budget(opt.budget) {}
+  int run();
+
+ private:
+  bool within(double share) { return agree(budget <= 0 || elapsed() < share * budget); }
   // Whether a phase of about `cost` seconds (rank 0's estimate) still fits
   // in `share` of the budget; rank 0 decides, every rank follows.
-  auto affords = [&](double cost, double share) { return agree(budget <= 0 || elapsed() + cost <= share * budget); };
+  bool affords(double cost, double share) { return agree(budget <= 0 || elapsed() + cost <= share * budget); }
+  int class_of(int a, int b) const {
+    int x = std::min(subnet_of[size_t(a)], subnet_of[size_t(b)]), y = std::max(subnet_of[size_t(a)], subnet_of[size_t(b)]);
+    return x * S + y;
+  }
+  void pairs();
+  void subnets();
+  void alone_pairs();
+  void backplane();
+  void overheads();
+  void shared_memory();
+  void kernels();
+  void lambda_experiments();
+  int write_profile();
+  void host_rows(Profile& p);
+  void pair_classes(Profile& p, std::string& unmeasured);
+  void backplane_of(Profile& p);
+
+  const Options& opt;
+  uint64_t large;  // the bandwidth message; smaller when the budget cannot pay for it
+  Progress bar;
+  const double budget;
   bool exhausted = false;
-
   // 1. Hosts.
-  bar.phase("hosts", 0, 0.02);
-  const Hosts hosts = find_hosts();
-  const int H = hosts.n();
-  const size_t HH = size_t(H) * size_t(H);
-  std::vector<char> buf(std::max<uint64_t>(large, 4096) + 64);
-  std::vector<char> buf2(buf.size());
+  Hosts hosts;
+  int H = 0;
+  size_t HH = 0;
+  std::vector<char> buf, buf2;
+  std::vector<std::pair<int, int>> order;  // host pairs, round by round
+  // 2. Pairs.
+  int repeats_done = 0;
+  PairData pd;
+  // 3. Subnets.
+  std::vector<int> subnet_of;
+  SubnetPartition part;
+  RingOrder ring;
+  int S = 0;
+  // 4. Alone, both ways, one pair both ways; 4b. the backplane.
+  std::vector<double> alone, alone_both, alone_same;
+  double same_payload = 0;  // bytes of the same_pair messages
+  std::vector<int> bp_to;
+  int bp_flows = 0;
+  double bp_aggregate = 0;
+  // 5. Overheads, 7. kernels: per host, kHostFields values.
+  std::vector<double> hostv;
+  // 6. Shared memory: per host, small and large one-way minima.
+  std::vector<double> shm;
+  std::vector<double> kern_min, kern_med;
+  // 8. λ.
+  std::vector<LambdaPoint> lambda;
+  double probe_seconds = 0;
+};
 
+int Probe::run() {
+  bar.phase("hosts", 0, 0.02);
+  hosts = find_hosts();
+  H = hosts.n();
+  HH = size_t(H) * size_t(H);
+  buf.assign(std::max<uint64_t>(large, 4096) + 64, 0);
+  buf2.assign(buf.size(), 0);
+  order = pair_order(H);
+  hostv.assign(size_t(H) * kHostFields, 0.0);
+  shm.assign(size_t(H) * 2, 0.0);
+  pairs();
+  subnets();
+  alone_pairs();
+  backplane();
+  overheads();
+  shared_memory();
+  kernels();
+  lambda_experiments();
+  probe_seconds = elapsed();
+  bar.done();
+  int rc = g_rank == 0 ? write_profile() : 0;
+  MPI_Bcast(&rc, 1, MPI_INT, 0, g_comm);
+  return rc;
+}
+
+void Probe::pairs() {
   // 2. Pairs: latency (every repeat), then bandwidth (every repeat), each
   // phase cut short by the budget after its first repeat.
-  const auto order = pair_order(H);
   std::vector<std::vector<double>> small_t(HH), large_t(HH);  // this leader's rows
-  int repeats_done = opt.repeats;
+  repeats_done = opt.repeats;
   for (int big = 0; big < 2; ++big) {
     // Bandwidth varies less than small-message latency: at most 3 repeats.
     if (big) repeats_done = std::min(repeats_done, 3);
@@ -572,7 +656,6 @@ int main(int argc, char** argv) {
       }
     }
   }
-  PairData pd;
   for (auto* v : {&pd.small_min, &pd.small_med, &pd.large_min, &pd.large_med}) v->assign(HH, 0.0);
   for (size_t k = 0; k < HH; ++k) {
     if (small_t[k].empty()) continue;
@@ -587,28 +670,27 @@ int main(int argc, char** argv) {
   pd.small_med = reduce_to_root(pd.small_med);
   pd.large_min = reduce_to_root(pd.large_min);
   pd.large_med = reduce_to_root(pd.large_med);
+}
 
+void Probe::subnets() {
   // 3. Subnets (rank 0), known to every rank.
   bar.phase("subnets", 0.42, 0.44);
-  std::vector<int> subnet_of(size_t(H), 0);
-  SubnetPartition part;
-  RingOrder ring;
+  subnet_of.assign(size_t(H), 0);
   if (g_rank == 0) {
     part = significant_subnets(pd.small_min, size_t(H), opt.threshold);
     subnet_of = part.subnet_of;
     ring = ring_order(pd.small_min, size_t(H), subnet_of);
   }
   MPI_Bcast(subnet_of.data(), H, MPI_INT, 0, g_comm);
-  int S = 0;
+  S = 0;
   for (int s : subnet_of) S = std::max(S, s + 1);
-  auto class_of = [&](int a, int b) {
-    int x = std::min(subnet_of[size_t(a)], subnet_of[size_t(b)]), y = std::max(subnet_of[size_t(a)], subnet_of[size_t(b)]);
-    return x * S + y;
-  };
+}
 
+void Probe::alone_pairs() {
   // 4. Alone: one pair per class, by itself (concurrent mode).
-  std::vector<double> alone(size_t(S) * size_t(S), 0.0), alone_both(alone.size(), 0.0), alone_same(alone.size(), 0.0);
-  double same_payload = 0;  // bytes of the same_pair messages
+  alone.assign(size_t(S) * size_t(S), 0.0);
+  alone_both.assign(alone.size(), 0.0);
+  alone_same.assign(alone.size(), 0.0);
   if (!opt.sequential && H > 1) {
     bar.phase("alone", 0.44, 0.5);
     std::vector<std::pair<int, int>> reps;
@@ -659,7 +741,9 @@ int main(int argc, char** argv) {
       same_payload = double(same_bytes);
     }
   }
+}
 
+void Probe::backplane() {
   // 4b. Backplane (concurrent mode): every host at once sends a large
   // message (4x the bandwidth message) to the next host of its subnet on
   // the ring — a subnet of two hosts has one flow, of one host none. No
@@ -668,9 +752,7 @@ int main(int argc, char** argv) {
   // (compared when the profile is assembled). The best of 3 repeats of the
   // aggregate: all the flows' bytes over the slowest flow's time (from a
   // barrier to its receiver's small answer, less that answer's latency).
-  std::vector<int> bp_to(size_t(H), -1);
-  int bp_flows = 0;
-  double bp_aggregate = 0;
+  bp_to.assign(size_t(H), -1);
   const uint64_t bp_bytes = std::min<uint64_t>(large * 4, uint64_t(16) << 20);
   if (!opt.sequential && H > 1) {
     if (g_rank == 0) {
@@ -737,7 +819,9 @@ int main(int argc, char** argv) {
       bp_aggregate = best;
     }
   }
+}
 
+void Probe::overheads() {
   // 5. Banikazemi's overheads of each host against its nearest host (or,
   // alone on the machine, against a second rank of its own).
   std::vector<int> nearest(size_t(H), -1);
@@ -749,9 +833,6 @@ int main(int argc, char** argv) {
                            pd.small_min[size_t(a) * size_t(H) + size_t(nearest[size_t(a)])]))
           nearest[size_t(a)] = b;
   MPI_Bcast(nearest.data(), H, MPI_INT, 0, g_comm);
-  // host rows: Sc min, Sc med, Sm, Rc min, Rc med, Rm, gamma, copy
-  constexpr int kHostFields = 8;
-  std::vector<double> hostv(size_t(H) * kHostFields, 0.0);
   const int K = 16;
   const uint64_t eager = 2048, sm_bytes = std::max<uint64_t>(large / 4, 4096);
   bar.phase("overheads", 0.5, 0.65);
@@ -765,7 +846,7 @@ int main(int argc, char** argv) {
                                                    (4.0 * sm_bytes + 2.0 * K * eager) * per_byte) +
                      2 * std::log2(double(g_size) + 1) * pd.small_min[k];  // the barrier
   }
-  bool overheads = affords(overhead_cost, 0.85);
+  const bool overheads = affords(overhead_cost, 0.85);
   exhausted |= !overheads;
   if (overheads) {
     // The pairs (host, partner rank): by host, one at a time.
@@ -866,11 +947,12 @@ int main(int argc, char** argv) {
       }
     }
   }
+}
 
+void Probe::shared_memory() {
   // 6. Shared memory: a host's first two ranks, all hosts at once. Not cut
   // by the budget: a profile with a host of several ranks needs it (the
   // reader refuses one without), and it is a few round trips.
-  std::vector<double> shm(size_t(H) * 2, 0.0);  // small one-way min, large one-way min
   bar.phase("shared", 0.65, 0.7);
   bool any_shm = false;
   for (auto& r : hosts.ranks) any_shm |= r.size() > 1;
@@ -890,25 +972,21 @@ int main(int argc, char** argv) {
     quiet_barrier();
     shm = reduce_to_root(shm);
   }
+}
 
+void Probe::kernels() {
   // 7. Kernels: γ with hetcoll's reductions, and memcpy, on each leader.
   bar.phase("kernels", 0.7, 0.75);
-  struct Kern {
-    ReduceOp op;
-    ElemType type;
-  };
-  const Kern kernels[] = {{ReduceOp::sum, ElemType::f64}, {ReduceOp::sum, ElemType::f32}, {ReduceOp::sum, ElemType::i32},
-                          {ReduceOp::sum, ElemType::i64}, {ReduceOp::max, ElemType::f64}, {ReduceOp::min, ElemType::i32},
-                          {ReduceOp::prod, ElemType::f64}, {ReduceOp::band, ElemType::u8}};
-  const size_t nk = sizeof kernels / sizeof kernels[0];
-  std::vector<double> kern_min(nk, 0.0), kern_med(nk, 0.0);
+  const size_t nk = sizeof kKernels / sizeof kKernels[0];
+  kern_min.assign(nk, 0.0);
+  kern_med.assign(nk, 0.0);
   if (within(0.9) && hosts.leader()) {
     const size_t bytes = size_t(1) << 20;
     std::vector<char> x(bytes), y(bytes);
     for (size_t i = 0; i < bytes; ++i) x[i] = char(i * 7 + 1), y[i] = char(i * 3 + 2);
     for (size_t k = 0; k < nk; ++k) {
-      ReduceFn fn = reduce_kernel(kernels[k].op, kernels[k].type);
-      const size_t n = bytes / elem_bytes(kernels[k].type);
+      ReduceFn fn = reduce_kernel(kKernels[k].op, kKernels[k].type);
+      const size_t n = bytes / elem_bytes(kKernels[k].type);
       std::vector<double> t;
       for (int rep = 0; rep < std::max(3, repeats_done); ++rep) {
         double t0 = MPI_Wtime();
@@ -928,9 +1006,10 @@ int main(int argc, char** argv) {
     hostv[size_t(hosts.mine) * kHostFields + 7] = median(t);
   }
   hostv = reduce_to_root(hostv);
+}
 
+void Probe::lambda_experiments() {
   // 8. Bruck's two experiments on ranks 0 … K (distinct hosts first).
-  std::vector<LambdaPoint> lambda;
   {
     bar.phase("lambda", 0.75, 1.0);
     // P1 … Pk: Bruck's λ describes a homogeneous machine, so the leaders
@@ -1036,212 +1115,234 @@ int main(int argc, char** argv) {
     }
     if (lc != MPI_COMM_NULL) MPI_Comm_free(&lc);
   }
-  double probe_seconds = elapsed();
-  bar.done();
+}
 
-  // The profile, on rank 0.
-  int rc = 0;
-  if (g_rank == 0) {
-    Profile p;
-    char date[32];
-    std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    p.created = date;
-    p.tool = std::string("hetcoll-probe ") + HETCOLL_VERSION_STRING;
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {0};
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    p.mpi = std::string(lib, strnlen(lib, sizeof lib));
-    if (auto nl = p.mpi.find('\n'); nl != std::string::npos) p.mpi.resize(nl);
-    p.mode = opt.sequential ? "sequential" : "concurrent";
-    p.ranks = g_size;
-    p.repeats = repeats_done;
-    p.budget = budget;
-    p.seconds = probe_seconds;
-    for (const auto& [name, t] : bar.times) {
-      bool merged = false;
-      for (auto& q : p.phases)
-        if (q.first == name) q.second += t, merged = true;
-      if (!merged) p.phases.emplace_back(name, t);
-    }
-    p.budget_exhausted = exhausted;
-    p.small_bytes = opt.small;
-    p.large_bytes = large;
-    for (int h = 0; h < H; ++h) {
-      HostProfile x;
-      x.name = hosts.names[size_t(h)];
-      x.ranks = hosts.ranks[size_t(h)];
-      x.subnet = subnet_of[size_t(h)];
-      const double* row = &hostv[size_t(h) * kHostFields];
-      x.Sc = {row[0], row[1]};
-      x.Sm = row[2];
-      x.Rc = {row[3], row[4]};
-      x.Rm = row[5];
-      x.gamma = row[6];
-      x.copy = row[7];
-      p.hosts.push_back(x);
-    }
-    // S + R never exceeds a measured one-way time: receive overheads are
-    // capped by the host's fastest pair (shared memory included).
-    for (int j = 0; j < H; ++j) {
-      HostProfile& x = p.hosts[size_t(j)];
-      auto cap = [&](double one_way_small, double one_way_large, double Sc, double Sm) {
-        if (one_way_small <= 0) return;
-        const double rc = std::max(0.0, one_way_small - Sc);
-        x.Rc.min = std::min(x.Rc.min, rc);
-        x.Rc.median = std::min(x.Rc.median, rc);
-        if (one_way_large > one_way_small)
-          x.Rm = std::min(x.Rm, std::max(0.0, (one_way_large - one_way_small) / double(large - opt.small) - Sm));
-      };
-      for (int i = 0; i < H; ++i)
-        if (i != j)
-          cap(pd.small_min[size_t(i) * size_t(H) + size_t(j)], pd.large_min[size_t(i) * size_t(H) + size_t(j)],
-              p.hosts[size_t(i)].Sc.median, p.hosts[size_t(i)].Sm);
-      cap(shm[size_t(j) * 2], shm[size_t(j) * 2 + 1], x.Sc.median, x.Sm);
-    }
-    p.small.resize(HH);
-    p.large.resize(HH);
-    for (size_t k = 0; k < HH; ++k) {
-      p.small[k] = {pd.small_min[k], pd.small_med[k]};
-      p.large[k] = {pd.large_min[k], pd.large_med[k]};
-    }
-    p.subnet_threshold = part.threshold;
-    p.subnet_count = std::max(1, part.count());
-    p.subnet_gap = part.gap;
-    p.ring = ring.hosts;
-    p.ring_crossings = ring.crossings;
-    const double payload = double(large - opt.small);
-    // A class's bandwidth: the median over its pairs whose large message
-    // took longer than the small one (the others, noise on a loaded
-    // machine, say nothing about it); none such: the class is named in
-    // `unmeasured` and no profile is written.
-    std::string unmeasured;
-    auto bandwidth_of = [&](std::vector<double> bw, const std::string& name) {
-      bw.erase(std::remove_if(bw.begin(), bw.end(), [](double x) { return !(x > 0); }), bw.end());
-      if (!bw.empty()) return median(bw);
-      unmeasured += (unmeasured.empty() ? "" : ", ") + name;
-      return 1.0;
+// Per host: its names, ranks, subnet and overheads, receive overheads
+// capped so that S + R never exceeds a measured one-way time.
+void Probe::host_rows(Profile& p) {
+  for (int h = 0; h < H; ++h) {
+    HostProfile x;
+    x.name = hosts.names[size_t(h)];
+    x.ranks = hosts.ranks[size_t(h)];
+    x.subnet = subnet_of[size_t(h)];
+    const double* row = &hostv[size_t(h) * kHostFields];
+    x.Sc = {row[0], row[1]};
+    x.Sm = row[2];
+    x.Rc = {row[3], row[4]};
+    x.Rm = row[5];
+    x.gamma = row[6];
+    x.copy = row[7];
+    p.hosts.push_back(x);
+  }
+  // S + R never exceeds a measured one-way time: receive overheads are
+  // capped by the host's fastest pair (shared memory included).
+  for (int j = 0; j < H; ++j) {
+    HostProfile& x = p.hosts[size_t(j)];
+    auto cap = [&](double one_way_small, double one_way_large, double Sc, double Sm) {
+      if (one_way_small <= 0) return;
+      const double rc = std::max(0.0, one_way_small - Sc);
+      x.Rc.min = std::min(x.Rc.min, rc);
+      x.Rc.median = std::min(x.Rc.median, rc);
+      if (one_way_large > one_way_small)
+        x.Rm = std::min(x.Rm, std::max(0.0, (one_way_large - one_way_small) / double(large - opt.small) - Sm));
     };
-    // Classes of host pairs.
-    for (int a = 0; a < S; ++a)
-      for (int b = a; b < S; ++b) {
-        std::vector<double> lat, bw, xc, xm;
-        for (int i = 0; i < H; ++i)
-          for (int j = i + 1; j < H; ++j) {
-            if (std::min(subnet_of[size_t(i)], subnet_of[size_t(j)]) != a ||
-                std::max(subnet_of[size_t(i)], subnet_of[size_t(j)]) != b)
-              continue;
-            const size_t k = size_t(i) * size_t(H) + size_t(j);
-            const double l = pd.small_min[k], big = pd.large_min[k];
-            const double bwp = big > l ? payload / (big - l) : 0;
-            lat.push_back(l);
-            bw.push_back(bwp);
-            for (auto [s, r] : {std::pair<int, int>{i, j}, {j, i}}) {
-              const HostProfile& hs = p.hosts[size_t(s)];
-              const HostProfile& hr = p.hosts[size_t(r)];
-              xc.push_back(std::max(0.0, l - hs.Sc.median - hr.Rc.median));
-              xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - hs.Sm - hr.Rm) : 0.0);
-            }
-          }
-        if (lat.empty()) continue;
-        PairClass c;
-        c.a = a, c.b = b;
-        c.name = a == b ? "subnet " + std::to_string(a) : "subnets " + std::to_string(a) + "-" + std::to_string(b);
-        c.pairs = int(lat.size());
-        c.latency = median(lat);
-        c.bandwidth = bandwidth_of(bw, c.name);
-        const double al = alone[size_t(a) * size_t(S) + size_t(b)];
-        c.bandwidth_alone = opt.sequential ? c.bandwidth : (al > c.latency ? payload / (al - c.latency) : 0);
-        c.slowdown = c.bandwidth_alone > 0 ? c.bandwidth_alone / c.bandwidth : 1;
-        // both ways: a large one-way time and a small answer's latency.
-        const double bt = alone_both[size_t(a) * size_t(S) + size_t(b)] - c.latency;
-        c.bandwidth_both_ways = opt.sequential || !(bt > c.latency) ? 0 : payload / (bt - c.latency);
-        // one pair both ways (same_pair): a ping, its answer, the large
-        // message's latency and the last answer's.
-        const double st = alone_same[size_t(a) * size_t(S) + size_t(b)] - 4 * c.latency;
-        c.bandwidth_same_pair = opt.sequential || !(st > 0) ? 0 : same_payload / st;
-        c.beta = 1.0 / c.bandwidth;
-        c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
-        c.Xc = median(xc);
-        c.Xm = median(xm);
-        p.classes.push_back(c);
-      }
-    {
+    for (int i = 0; i < H; ++i)
+      if (i != j)
+        cap(pd.small_min[size_t(i) * size_t(H) + size_t(j)], pd.large_min[size_t(i) * size_t(H) + size_t(j)],
+            p.hosts[size_t(i)].Sc.median, p.hosts[size_t(i)].Sm);
+    cap(shm[size_t(j) * 2], shm[size_t(j) * 2 + 1], x.Sc.median, x.Sm);
+  }
+}
+
+// Classes of host pairs (and shared memory): latency, bandwidth alone, both
+// ways and one pair both ways, Banikazemi's X.
+void Probe::pair_classes(Profile& p, std::string& unmeasured) {
+  const double payload = double(large - opt.small);
+  // Classes of host pairs.
+  for (int a = 0; a < S; ++a)
+    for (int b = a; b < S; ++b) {
       std::vector<double> lat, bw, xc, xm;
-      for (int h = 0; h < H; ++h) {
-        const double l = shm[size_t(h) * 2], big = shm[size_t(h) * 2 + 1];
-        if (l <= 0) continue;
-        const double bwp = big > l ? payload / (big - l) : 0;
-        const HostProfile& x = p.hosts[size_t(h)];
-        lat.push_back(l);
-        bw.push_back(bwp);
-        xc.push_back(std::max(0.0, l - x.Sc.median - x.Rc.median));
-        xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - x.Sm - x.Rm) : 0.0);
-      }
-      if (!lat.empty()) {
-        PairClass c;
-        c.name = "shared memory";
-        c.pairs = int(lat.size());
-        c.latency = median(lat);
-        c.bandwidth = bandwidth_of(bw, c.name);
-        c.bandwidth_alone = 0;
-        c.beta = 1.0 / c.bandwidth;
-        c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
-        c.Xc = median(xc);
-        c.Xm = median(xm);
-        p.classes.insert(p.classes.begin(), c);
-      }
+      for (int i = 0; i < H; ++i)
+        for (int j = i + 1; j < H; ++j) {
+          if (std::min(subnet_of[size_t(i)], subnet_of[size_t(j)]) != a ||
+              std::max(subnet_of[size_t(i)], subnet_of[size_t(j)]) != b)
+            continue;
+          const size_t k = size_t(i) * size_t(H) + size_t(j);
+          const double l = pd.small_min[k], big = pd.large_min[k];
+          const double bwp = big > l ? payload / (big - l) : 0;
+          lat.push_back(l);
+          bw.push_back(bwp);
+          for (auto [s, r] : {std::pair<int, int>{i, j}, {j, i}}) {
+            const HostProfile& hs = p.hosts[size_t(s)];
+            const HostProfile& hr = p.hosts[size_t(r)];
+            xc.push_back(std::max(0.0, l - hs.Sc.median - hr.Rc.median));
+            xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - hs.Sm - hr.Rm) : 0.0);
+          }
+        }
+      if (lat.empty()) continue;
+      PairClass c;
+      c.a = a, c.b = b;
+      c.name = a == b ? "subnet " + std::to_string(a) : "subnets " + std::to_string(a) + "-" + std::to_string(b);
+      c.pairs = int(lat.size());
+      c.latency = median(lat);
+      c.bandwidth = bandwidth_of(bw, c.name, unmeasured);
+      const double al = alone[size_t(a) * size_t(S) + size_t(b)];
+      c.bandwidth_alone = opt.sequential ? c.bandwidth : (al > c.latency ? payload / (al - c.latency) : 0);
+      c.slowdown = c.bandwidth_alone > 0 ? c.bandwidth_alone / c.bandwidth : 1;
+      // both ways: a large one-way time and a small answer's latency.
+      const double bt = alone_both[size_t(a) * size_t(S) + size_t(b)] - c.latency;
+      c.bandwidth_both_ways = opt.sequential || !(bt > c.latency) ? 0 : payload / (bt - c.latency);
+      // one pair both ways (same_pair): a ping, its answer, the large
+      // message's latency and the last answer's.
+      const double st = alone_same[size_t(a) * size_t(S) + size_t(b)] - 4 * c.latency;
+      c.bandwidth_same_pair = opt.sequential || !(st > 0) ? 0 : same_payload / st;
+      c.beta = 1.0 / c.bandwidth;
+      c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
+      c.Xc = median(xc);
+      c.Xm = median(xm);
+      p.classes.push_back(c);
     }
-    // The backplane: the aggregate against what the flows would move if
-    // each moved at its class's alone rate (a host both sending and
-    // receiving through a half-duplex interface: half) — measured the same
-    // way, all their bytes over the slowest one's time.
-    if (bp_flows > 0 && bp_aggregate > 0) {
-      double slowest_rate = 0;
-      for (int h = 0; h < H; ++h) {
-        if (bp_to[size_t(h)] < 0) continue;
-        const int s = subnet_of[size_t(h)];
-        const PairClass* c = p.between(s, s);
-        if (!c) continue;
-        double rate = std::max(c->bandwidth_alone, c->bandwidth);
-        int in_subnet = 0;
-        for (int g = 0; g < H; ++g) in_subnet += subnet_of[size_t(g)] == s;
-        if (in_subnet >= 3 && c->bandwidth_both_ways > 0 && c->bandwidth_both_ways < 0.75 * rate) rate /= 2;
-        if (rate > 0) slowest_rate = slowest_rate > 0 ? std::min(slowest_rate, rate) : rate;
-      }
-      const double expected = double(bp_flows) * slowest_rate;
-      p.backplane.flows = bp_flows;
-      p.backplane.aggregate = bp_aggregate;
-      p.backplane.expected = expected;
-      p.backplane.bandwidth = bp_aggregate < kBackplaneShare * expected ? bp_aggregate : 0;
+  {
+    std::vector<double> lat, bw, xc, xm;
+    for (int h = 0; h < H; ++h) {
+      const double l = shm[size_t(h) * 2], big = shm[size_t(h) * 2 + 1];
+      if (l <= 0) continue;
+      const double bwp = big > l ? payload / (big - l) : 0;
+      const HostProfile& x = p.hosts[size_t(h)];
+      lat.push_back(l);
+      bw.push_back(bwp);
+      xc.push_back(std::max(0.0, l - x.Sc.median - x.Rc.median));
+      xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - x.Sm - x.Rm) : 0.0);
     }
-    const char* tnames[] = {"f64", "f32", "i32", "i64", "f64", "i32", "f64", "u8"};
-    for (size_t k = 0; k < nk; ++k)
-      if (kern_med[k] > 0 || kern_min[k] > 0)
-        p.reductions.push_back({reduce_op_name(kernels[k].op), tnames[k], {kern_min[k], kern_med[k]}});
-    p.lambda = std::move(lambda);
-    p.receives_use_cpu = H == 1;
-    try {
-      if (!unmeasured.empty())
-        throw std::runtime_error("no bandwidth measured for " + unmeasured + ": no pair's " + std::to_string(large) +
-                                 "-byte message took longer than its " + std::to_string(opt.small) +
-                                 "-byte one (a machine this loaded measures noise; a larger --large may help); "
-                                 "no profile written");
-      const std::string text = profile_to_json(p);
-      parse_profile(text);  // what we write, we can read
-      std::ofstream out(opt.out, std::ios::binary);
-      out << text;
-      out.close();
-      if (!out) throw std::runtime_error("cannot write " + opt.out);
-      std::printf("hetcoll-probe: %d ranks on %d hosts in %d subnet%s (gap %.2fx); %.2f s%s; wrote %s\n", g_size, H,
-                  p.subnet_count, p.subnet_count == 1 ? "" : "s", p.subnet_gap, probe_seconds,
-                  exhausted ? " (budget reached: fewer repeats or phases)" : "", opt.out.c_str());
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "hetcoll-probe: %s\n", e.what());
-      rc = 1;
+    if (!lat.empty()) {
+      PairClass c;
+      c.name = "shared memory";
+      c.pairs = int(lat.size());
+      c.latency = median(lat);
+      c.bandwidth = bandwidth_of(bw, c.name, unmeasured);
+      c.bandwidth_alone = 0;
+      c.beta = 1.0 / c.bandwidth;
+      c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
+      c.Xc = median(xc);
+      c.Xm = median(xm);
+      p.classes.insert(p.classes.begin(), c);
     }
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, g_comm);
+}
+
+void Probe::backplane_of(Profile& p) {
+  // The backplane: the aggregate against what the flows would move if
+  // each moved at its class's alone rate (a host both sending and
+  // receiving through a half-duplex interface: half) — measured the same
+  // way, all their bytes over the slowest one's time.
+  if (bp_flows > 0 && bp_aggregate > 0) {
+    double slowest_rate = 0;
+    for (int h = 0; h < H; ++h) {
+      if (bp_to[size_t(h)] < 0) continue;
+      const int s = subnet_of[size_t(h)];
+      const PairClass* c = p.between(s, s);
+      if (!c) continue;
+      double rate = std::max(c->bandwidth_alone, c->bandwidth);
+      int in_subnet = 0;
+      for (int g = 0; g < H; ++g) in_subnet += subnet_of[size_t(g)] == s;
+      if (in_subnet >= 3 && c->bandwidth_both_ways > 0 && c->bandwidth_both_ways < 0.75 * rate) rate /= 2;
+      if (rate > 0) slowest_rate = slowest_rate > 0 ? std::min(slowest_rate, rate) : rate;
+    }
+    const double expected = double(bp_flows) * slowest_rate;
+    p.backplane.flows = bp_flows;
+    p.backplane.aggregate = bp_aggregate;
+    p.backplane.expected = expected;
+    p.backplane.bandwidth = bp_aggregate < kBackplaneShare * expected ? bp_aggregate : 0;
+  }
+}
+
+// Rank 0: the profile assembled from every phase, checked and written.
+int Probe::write_profile() {
+  int rc = 0;
+  Profile p;
+  char date[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  p.created = date;
+  p.tool = std::string("hetcoll-probe ") + HETCOLL_VERSION_STRING;
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {0};
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  p.mpi = std::string(lib, strnlen(lib, sizeof lib));
+  if (auto nl = p.mpi.find('\n'); nl != std::string::npos) p.mpi.resize(nl);
+  p.mode = opt.sequential ? "sequential" : "concurrent";
+  p.ranks = g_size;
+  p.repeats = repeats_done;
+  p.budget = budget;
+  p.seconds = probe_seconds;
+  for (const auto& [name, t] : bar.times) {
+    bool merged = false;
+    for (auto& q : p.phases)
+      if (q.first == name) q.second += t, merged = true;
+    if (!merged) p.phases.emplace_back(name, t);
+  }
+  p.budget_exhausted = exhausted;
+  p.small_bytes = opt.small;
+  p.large_bytes = large;
+  host_rows(p);
+  p.small.resize(HH);
+  p.large.resize(HH);
+  for (size_t k = 0; k < HH; ++k) {
+    p.small[k] = {pd.small_min[k], pd.small_med[k]};
+    p.large[k] = {pd.large_min[k], pd.large_med[k]};
+  }
+  p.subnet_threshold = part.threshold;
+  p.subnet_count = std::max(1, part.count());
+  p.subnet_gap = part.gap;
+  p.ring = ring.hosts;
+  p.ring_crossings = ring.crossings;
+  std::string unmeasured;
+  pair_classes(p, unmeasured);
+  backplane_of(p);
+  for (size_t k = 0; k < kern_med.size(); ++k)
+    if (kern_med[k] > 0 || kern_min[k] > 0)
+      p.reductions.push_back({reduce_op_name(kKernels[k].op), kKernels[k].type_name, {kern_min[k], kern_med[k]}});
+  p.lambda = std::move(lambda);
+  p.receives_use_cpu = H == 1;
+  try {
+    if (!unmeasured.empty())
+      throw std::runtime_error("no bandwidth measured for " + unmeasured + ": no pair's " + std::to_string(large) +
+                               "-byte message took longer than its " + std::to_string(opt.small) +
+                               "-byte one (a machine this loaded measures noise; a larger --large may help); "
+                               "no profile written");
+    const std::string text = profile_to_json(p);
+    parse_profile(text);  // what we write, we can read
+    std::ofstream out(opt.out, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + opt.out);
+    std::printf("hetcoll-probe: %d ranks on %d hosts in %d subnet%s (gap %.2fx); %.2f s%s; wrote %s\n", g_size, H,
+                p.subnet_count, p.subnet_count == 1 ? "" : "s", p.subnet_gap, probe_seconds,
+                exhausted ? " (budget reached: fewer repeats or phases)" : "", opt.out.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hetcoll-probe: %s\n", e.what());
+    rc = 1;
+  }
+  return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  program::name() = "hetcoll-probe";
+  if (program::checking(argc, argv)) {
+    const Options o = parse_args(argc, argv);
+    program::check_writable(o.out, "-o");
+    return 0;
+  }
+  MPI_Init(&argc, &argv);
+  MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
+  MPI_Comm_rank(g_comm, &g_rank);
+  MPI_Comm_size(g_comm, &g_size);
+  const Options opt = parse_args(argc, argv);
+  MPI_Barrier(g_comm);
+  g_start = MPI_Wtime();
+  const int rc = Probe(opt).run();
   MPI_Comm_free(&g_comm);
   MPI_Finalize();
   return rc;

@@ -100,6 +100,35 @@ inline double parse_real(const std::string& v, const std::string& what, double l
   return x;
 }
 
+// MPI started, this process's rank and the job's size in MPI_COMM_WORLD.
+inline void start_mpi(int* argc, char*** argv, int& rank, int& size) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+}
+
+// The arguments after the program's name, one flag at a time, its value on
+// request (a flag without one is refused, naming it).
+class ArgWalk {
+ public:
+  ArgWalk(int argc, char** argv) : argc_(argc), argv_(argv) {}
+  bool next() {
+    if (++i_ >= argc_) return false;
+    arg = argv_[i_];
+    return true;
+  }
+  std::string value() {
+    if (i_ + 1 >= argc_) fail(arg + " needs a value");
+    return argv_[++i_];
+  }
+  std::string arg;
+
+ private:
+  int argc_;
+  char** argv_;
+  int i_ = 0;
+};
+
 // Comma-separated items; commas inside [...] belong to the item (an
 // algorithm spec's parameters: "hub_allreduce[hub=0,seg=128k],ring_allreduce").
 inline std::vector<std::string> split(const std::string& s) {

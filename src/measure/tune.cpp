@@ -67,26 +67,22 @@ uint64_t parse_bytes(const std::string& v) { return program::parse_size(v, "--ma
 
 Options parse_args(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) fail(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "-o" || a == "--output") o.out = value();
-    else if (a == "--ops") o.ops = program::split(value());
-    else if (a == "--max") o.max_bytes = parse_bytes(value());
+  for (program::ArgWalk w(argc, argv); w.next();) {
+    const std::string& a = w.arg;
+    if (a == "-o" || a == "--output") o.out = w.value();
+    else if (a == "--ops") o.ops = program::split(w.value());
+    else if (a == "--max") o.max_bytes = parse_bytes(w.value());
     else if (a == "--sizes") {
-      for (const std::string& x : program::split(value())) o.sizes.push_back(parse_bytes(x));
+      for (const std::string& x : program::split(w.value())) o.sizes.push_back(parse_bytes(x));
       if (o.sizes.empty()) fail("--sizes: a list such as 1k,64k");
       std::sort(o.sizes.begin(), o.sizes.end());
       o.sizes.erase(std::unique(o.sizes.begin(), o.sizes.end()), o.sizes.end());
       o.max_bytes = o.sizes.back();
     }
     else if (a == "--repeats") {
-      o.repeats = program::parse_int(value(), "--repeats", 1, 1000);
+      o.repeats = program::parse_int(w.value(), "--repeats", 1, 1000);
     } else if (a == "--candidates") {
-      o.candidates = program::parse_int(value(), "--candidates", 1, 8);
+      o.candidates = program::parse_int(w.value(), "--candidates", 1, 8);
     } else if (a == "--no-progress") o.progress = false;
     else if (a == "-h" || a == "--help") {
       if (g_rank == 0)
@@ -156,25 +152,9 @@ void assign_size_classes(std::vector<TunedEntry>& entries) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  program::name() = "hetcoll-tune";
-  if (program::checking(argc, argv)) {
-    const Options o = parse_args(argc, argv);
-    try {
-      ProfileModel::load(o.profile);
-    } catch (const std::exception& e) {
-      fail(e.what());
-    }
-    program::check_writable(o.out, "-o");
-    return 0;
-  }
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  const Options opt = parse_args(argc, argv);
-  const double start = MPI_Wtime();
-
-  // The profile's model, on every rank (the file is where HETCOLL_PROFILE would read it).
+// The profile's model, on every rank (the file is where HETCOLL_PROFILE
+// would read it), and hetcoll's model set to it.
+std::shared_ptr<ProfileModel> load_everywhere(const Options& opt) {
   std::shared_ptr<ProfileModel> model;
   std::string error;
   try {
@@ -187,19 +167,187 @@ int main(int argc, char** argv) {
   if (any_bad) fail(error.empty() ? "the profile could not be read on every rank" : error);
   if (hetcoll_set_model(opt.profile.c_str()) != 0) fail(std::string("hetcoll_set_model: ") + hetcoll_last_error());
 
-  // The job's layout: each rank's host in the profile.
+  return model;
+}
+
+// The job's layout: each rank's host in the profile; empty (said by the
+// rank concerned) when a rank's host is not in it.
+std::vector<int> job_layout(const ProfileModel& model) {
   char name[MPI_MAX_PROCESSOR_NAME + 1] = {0};
   int len = 0;
   MPI_Get_processor_name(name, &len);
-  int mine = model->host_index(std::string(name, size_t(std::max(len, 0))));
+  int mine = model.host_index(std::string(name, size_t(std::max(len, 0))));
   std::vector<int> layout(static_cast<size_t>(g_size));
   PMPI_Allgather(&mine, 1, MPI_INT, layout.data(), 1, MPI_INT, MPI_COMM_WORLD);
   for (int r = 0; r < g_size; ++r)
     if (layout[size_t(r)] < 0) {
       if (r == g_rank) std::fprintf(stderr, "hetcoll-tune: the profile does not describe host '%s' (rank %d): probe it\n", name, r);
-      MPI_Finalize();
-      return 2;
+      return {};
     }
+
+  return layout;
+}
+
+// Candidates: native, then the planner's best predicted on the profile for
+// this layout (rank 0's list, the same everywhere), with their predictions.
+void candidates_for(const Collective& call, const ProfileModel& model, const std::vector<int>& layout,
+                    const Options& opt, std::vector<std::string>& names, std::vector<double>& predicted) {
+  names = {"native"};
+  predicted = {0};
+  if (g_rank == 0) {
+    PlanOptions po;
+    po.rank_map = layout;
+    const PlanResult pr = plan(representative(call), model, po);
+    for (const Candidate& c : pr.candidates) {
+      if (int(names.size()) > opt.candidates) break;
+      names.push_back(c.algorithm);
+      predicted.push_back(c.predicted);
+    }
+  }
+  std::string joined;
+  for (const std::string& s : names) joined += s + "\n";
+  int jl = int(joined.size());
+  PMPI_Bcast(&jl, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  joined.resize(size_t(jl));
+  PMPI_Bcast(joined.data(), jl, MPI_CHAR, 0, MPI_COMM_WORLD);
+  names.clear();
+  {
+    std::stringstream ss(joined);
+    std::string s;
+    while (std::getline(ss, s)) names.push_back(s);
+  }
+  predicted.resize(names.size(), 0);
+}
+
+// Every candidate timed (Banikazemi's Fig. 2, repeats in rotated order);
+// `hidden`: some call was latency-bound, so all were timed again from a
+// synchronized start, and those times are returned.
+std::vector<std::vector<double>> time_candidates(const std::string& op, uint64_t bytes,
+                                                 const std::vector<std::string>& names, Call& f, const Options& opt,
+                                                 sync_start::SharedClock& clock, int& hidden) {
+  // Iterations for ~target per measurement, from native (rank 0 decides).
+  const int iters = fig2::iterations_for([&] { f(true); }, opt.target);
+  const double barrier = fig2::barrier_time(iters);
+  std::vector<std::vector<double>> t(names.size());
+  // Each repeat starts one candidate later (rotated order): whatever the
+  // first call after another collective pays, every candidate pays it
+  // as often.
+  for (int rep = 0; rep < opt.repeats; ++rep)
+    for (size_t j = 0; j < names.size(); ++j) {
+      const size_t c = (j + size_t(rep)) % names.size();
+      const bool native = names[c] == "native";
+      if (!native) {
+        const std::string rule = op + ":@" + names[c];
+        if (hetcoll_set_algorithm(rule.c_str()) != 0)
+          fail("cannot force " + rule + ": " + hetcoll_last_error());
+        f(false);  // planned and compiled outside the timing
+        char ran[256];
+        hetcoll_last_algorithm(MPI_COMM_WORLD, ran, sizeof ran);
+        if (g_rank == 0 && rep == 0 && names[c] != ran)
+          std::fprintf(stderr, "hetcoll-tune: %s %llu B: forced %s, ran %s\n", op.c_str(),
+                       static_cast<unsigned long long>(bytes), names[c].c_str(), ran);
+      }
+      t[c].push_back(fig2::timed([&] { f(native); }, iters, barrier));
+    }
+  // Where some candidate's call is latency-bound (the barrier may hide
+  // part of it: sync_start::latency_bound), Fig. 2 cannot tell them
+  // apart: all are timed again from a synchronized start, and that decides.
+  hidden = 0;
+  if (g_rank == 0)
+    for (const auto& v : t) hidden |= sync_start::latency_bound(fig2::summarize(v).median, barrier);
+  PMPI_Bcast(&hidden, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (hidden) {
+    const auto medians = sync_start::time_variants(
+        names.size(), opt.repeats, std::min(iters, sync_start::kCalls), clock.fresh(),
+        [&](size_t c) {
+          if (names[c] != "native") {
+            hetcoll_set_algorithm((op + ":@" + names[c]).c_str());
+            f(false);  // planned and compiled outside the timing
+          }
+          return true;
+        },
+        [&](size_t c) { f(names[c] == "native"); });
+    // A candidate no call of which kept to its slot cannot be compared:
+    // it loses.
+    for (size_t c = 0; c < names.size(); ++c) {
+      t[c].clear();
+      for (double x : medians[c]) t[c].push_back(std::isfinite(x) ? x : 3600.0);
+    }
+  }
+  return t;
+}
+
+// Rank 0: the decisions into the profile (an earlier run's for this layout
+// kept where not measured again), written atomically. Returns the exit code.
+int write_tuned(const Options& opt, TunedLayout tuned, double start) {
+  int rc = 0;
+  try {
+    Profile p = load_profile(opt.profile);
+    char date[32];
+    std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    tuned.created = date;
+    // Decisions accumulate: what an earlier run measured for this layout
+    // stays, but for the (collective, size) pairs measured again now.
+    std::vector<TunedEntry> all;
+    for (const TunedLayout& t : p.tuned)
+      if (t.hosts == tuned.hosts)
+        for (const TunedEntry& old : t.entries)
+          if (std::none_of(tuned.entries.begin(), tuned.entries.end(),
+                           [&](const TunedEntry& e) { return e.op == old.op && e.bytes == old.bytes; }))
+            all.push_back(old);
+    const size_t kept = all.size();
+    for (TunedEntry& e : tuned.entries) all.push_back(std::move(e));
+    assign_size_classes(all);
+    tuned.entries = std::move(all);
+    p.tuned.erase(std::remove_if(p.tuned.begin(), p.tuned.end(),
+                                 [&](const TunedLayout& t) { return t.hosts == tuned.hosts; }),
+                  p.tuned.end());
+    if (p.tuned.size() >= kMaxTunedLayouts) p.tuned.erase(p.tuned.begin());
+    p.tuned.push_back(tuned);
+    const std::string text = profile_to_json(p);
+    parse_profile(text);  // what we write, we can read
+    const std::string tmp = opt.out + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out << text;
+      if (!out) throw std::runtime_error("cannot write " + tmp);
+    }
+    if (std::rename(tmp.c_str(), opt.out.c_str()) != 0) throw std::runtime_error("cannot replace " + opt.out);
+    int native_wins = 0;
+    for (const TunedEntry& e : tuned.entries) native_wins += e.winner == "native";
+    std::printf("hetcoll-tune: %zu measured decisions for %d ranks on %s (native won %d%s) in %.1f s; wrote %s\n",
+                tuned.entries.size(), g_size, opt.profile.c_str(), native_wins,
+                kept ? (", " + std::to_string(kept) + " kept from an earlier run").c_str() : "",
+                MPI_Wtime() - start, opt.out.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hetcoll-tune: %s\n", e.what());
+    rc = 1;
+  }
+  return rc;
+}
+
+int main(int argc, char** argv) {
+  program::name() = "hetcoll-tune";
+  if (program::checking(argc, argv)) {
+    const Options o = parse_args(argc, argv);
+    try {
+      ProfileModel::load(o.profile);
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+    program::check_writable(o.out, "-o");
+    return 0;
+  }
+  program::start_mpi(&argc, &argv, g_rank, g_size);
+  const Options opt = parse_args(argc, argv);
+  const double start = MPI_Wtime();
+  const std::shared_ptr<ProfileModel> model = load_everywhere(opt);
+  const std::vector<int> layout = job_layout(*model);
+  if (layout.empty()) {
+    MPI_Finalize();
+    return 2;
+  }
 
   std::vector<uint64_t> sizes = opt.sizes;
   if (sizes.empty())
@@ -219,82 +367,11 @@ int main(int argc, char** argv) {
       const int n = int(bytes / 8);
       const Collective call = describe(op, n);
       Call f = hetcoll::bench::collective_call(op, n, a, b);
-      // Candidates: native, then the planner's best predicted on the
-      // profile for this layout (rank 0's list, the same everywhere).
-      std::vector<std::string> names{"native"};
-      std::vector<double> predicted{0};
-      if (g_rank == 0) {
-        PlanOptions po;
-        po.rank_map = layout;
-        const PlanResult pr = plan(representative(call), *model, po);
-        for (const Candidate& c : pr.candidates) {
-          if (int(names.size()) > opt.candidates) break;
-          names.push_back(c.algorithm);
-          predicted.push_back(c.predicted);
-        }
-      }
-      std::string joined;
-      for (const std::string& s : names) joined += s + "\n";
-      int jl = int(joined.size());
-      PMPI_Bcast(&jl, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      joined.resize(size_t(jl));
-      PMPI_Bcast(joined.data(), jl, MPI_CHAR, 0, MPI_COMM_WORLD);
-      names.clear();
-      {
-        std::stringstream ss(joined);
-        std::string s;
-        while (std::getline(ss, s)) names.push_back(s);
-      }
-      predicted.resize(names.size(), 0);
-      // Iterations for ~target per measurement, from native (rank 0 decides).
-      const int iters = fig2::iterations_for([&] { f(true); }, opt.target);
-      const double barrier = fig2::barrier_time(iters);
-      std::vector<std::vector<double>> t(names.size());
-      // Each repeat starts one candidate later (rotated order): whatever the
-      // first call after another collective pays, every candidate pays it
-      // as often.
-      for (int rep = 0; rep < opt.repeats; ++rep)
-        for (size_t j = 0; j < names.size(); ++j) {
-          const size_t c = (j + size_t(rep)) % names.size();
-          const bool native = names[c] == "native";
-          if (!native) {
-            const std::string rule = op + ":@" + names[c];
-            if (hetcoll_set_algorithm(rule.c_str()) != 0)
-              fail("cannot force " + rule + ": " + hetcoll_last_error());
-            f(false);  // planned and compiled outside the timing
-            char ran[256];
-            hetcoll_last_algorithm(MPI_COMM_WORLD, ran, sizeof ran);
-            if (g_rank == 0 && rep == 0 && names[c] != ran)
-              std::fprintf(stderr, "hetcoll-tune: %s %llu B: forced %s, ran %s\n", op.c_str(),
-                           static_cast<unsigned long long>(bytes), names[c].c_str(), ran);
-          }
-          t[c].push_back(fig2::timed([&] { f(native); }, iters, barrier));
-        }
-      // Where some candidate's call is latency-bound (the barrier may hide
-      // part of it: sync_start::latency_bound), Fig. 2 cannot tell them
-      // apart: all are timed again from a synchronized start, and that decides.
+      std::vector<std::string> names;
+      std::vector<double> predicted;
+      candidates_for(call, *model, layout, opt, names, predicted);
       int hidden = 0;
-      if (g_rank == 0)
-        for (const auto& v : t) hidden |= sync_start::latency_bound(fig2::summarize(v).median, barrier);
-      PMPI_Bcast(&hidden, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      if (hidden) {
-        const auto medians = sync_start::time_variants(
-            names.size(), opt.repeats, std::min(iters, sync_start::kCalls), clock.fresh(),
-            [&](size_t c) {
-              if (names[c] != "native") {
-                hetcoll_set_algorithm((op + ":@" + names[c]).c_str());
-                f(false);  // planned and compiled outside the timing
-              }
-              return true;
-            },
-            [&](size_t c) { f(names[c] == "native"); });
-        // A candidate no call of which kept to its slot cannot be compared:
-        // it loses.
-        for (size_t c = 0; c < names.size(); ++c) {
-          t[c].clear();
-          for (double x : medians[c]) t[c].push_back(std::isfinite(x) ? x : 3600.0);
-        }
-      }
+      const std::vector<std::vector<double>> t = time_candidates(op, bytes, names, f, opt, clock, hidden);
       hetcoll_set_algorithm("");
       if (g_rank == 0) {
         TunedEntry e;
@@ -316,52 +393,7 @@ int main(int argc, char** argv) {
       for (TunedEntry& e : entries) tuned.entries.push_back(std::move(e));
   }
 
-  int rc = 0;
-  if (g_rank == 0) {
-    try {
-      Profile p = load_profile(opt.profile);
-      char date[32];
-      std::time_t now = std::time(nullptr);
-      std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-      tuned.created = date;
-      // Decisions accumulate: what an earlier run measured for this layout
-      // stays, but for the (collective, size) pairs measured again now.
-      std::vector<TunedEntry> all;
-      for (const TunedLayout& t : p.tuned)
-        if (t.hosts == tuned.hosts)
-          for (const TunedEntry& old : t.entries)
-            if (std::none_of(tuned.entries.begin(), tuned.entries.end(),
-                             [&](const TunedEntry& e) { return e.op == old.op && e.bytes == old.bytes; }))
-              all.push_back(old);
-      const size_t kept = all.size();
-      for (TunedEntry& e : tuned.entries) all.push_back(std::move(e));
-      assign_size_classes(all);
-      tuned.entries = std::move(all);
-      p.tuned.erase(std::remove_if(p.tuned.begin(), p.tuned.end(),
-                                   [&](const TunedLayout& t) { return t.hosts == tuned.hosts; }),
-                    p.tuned.end());
-      if (p.tuned.size() >= kMaxTunedLayouts) p.tuned.erase(p.tuned.begin());
-      p.tuned.push_back(tuned);
-      const std::string text = profile_to_json(p);
-      parse_profile(text);  // what we write, we can read
-      const std::string tmp = opt.out + ".tmp";
-      {
-        std::ofstream out(tmp, std::ios::binary);
-        out << text;
-        if (!out) throw std::runtime_error("cannot write " + tmp);
-      }
-      if (std::rename(tmp.c_str(), opt.out.c_str()) != 0) throw std::runtime_error("cannot replace " + opt.out);
-      int native_wins = 0;
-      for (const TunedEntry& e : tuned.entries) native_wins += e.winner == "native";
-      std::printf("hetcoll-tune: %zu measured decisions for %d ranks on %s (native won %d%s) in %.1f s; wrote %s\n",
-                  tuned.entries.size(), g_size, opt.profile.c_str(), native_wins,
-                  kept ? (", " + std::to_string(kept) + " kept from an earlier run").c_str() : "",
-                  MPI_Wtime() - start, opt.out.c_str());
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "hetcoll-tune: %s\n", e.what());
-      rc = 1;
-    }
-  }
+  int rc = g_rank == 0 ? write_tuned(opt, std::move(tuned), start) : 0;
   PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();
   return rc;

@@ -286,7 +286,10 @@ std::string profile_to_json(const Profile& p) {
   return o.dump(1) + "\n";
 }
 
-Profile parse_profile(const std::string& text, bool with_pairs) {
+namespace {
+
+// The text as JSON, bounded in size and depth (without pairs: the matrices skipped).
+njson parse_profile_json(const std::string& text, bool with_pairs) {
   if (text.size() > kMaxProfileFileBytes)
     throw InputError(cat("profile: larger than ", kMaxProfileFileBytes >> 20, " MiB: not a profile"));
   check_depth(text);
@@ -302,15 +305,18 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
     if (what.rfind("[json.exception.", 0) == 0) what = what.substr(what.find(']') + 2);
     throw InputError(cat("profile: not valid JSON (", what, ")"));
   }
-  Reader r{doc, "profile"};
-  if (!doc.is_object()) throw InputError("profile: the top level is not an object");
+  return doc;
+}
+
+// "format", "version" and "measured": how and when the profile was measured.
+void read_measured(const Reader& r, Profile& p) {
+  if (!r.j.is_object()) throw InputError("profile: the top level is not an object");
   if (!r.has("format") || r.at("format").str() != kProfileFormat)
     throw InputError(cat("profile: \"format\" is not \"", kProfileFormat, "\": not a hetcoll profile"));
   const int64_t version = r.at("version").integer(INT64_MIN, INT64_MAX);
   if (version != kProfileVersion)
     throw InputError(cat("profile: schema version ", version, " is not one this hetcoll reads (", kProfileVersion,
                          "); probe again with this version"));
-  Profile p;
   Reader m = r.at("measured");
   p.created = m.at("created").str();
   p.tool = m.at("tool").str();
@@ -333,7 +339,10 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
   }
   p.small_bytes = uint64_t(m.at("small_bytes").integer(0, int64_t(1) << 40));
   p.large_bytes = uint64_t(m.at("large_bytes").integer(1, int64_t(1) << 40));
+}
 
+// "hosts": names, ranks, subnets and Banikazemi's per-host costs; their number.
+size_t read_hosts(const Reader& r, Profile& p) {
   Reader hosts = r.at("hosts");
   const size_t n = hosts.size(kMaxProfileHosts);
   if (n == 0) throw InputError("profile: no hosts");
@@ -365,7 +374,11 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
   }
   for (size_t k = 0; k < rank_seen.size(); ++k)
     if (!rank_seen[k]) throw InputError(cat("profile: rank ", k, " of measured.ranks is on no host"));
+  return n;
+}
 
+// "subnets", "ring" and "backplane".
+void read_structure(const Reader& r, Profile& p, size_t n) {
   Reader sub = r.at("subnets");
   p.subnet_threshold = sub.at("threshold").num(0, 10);
   p.subnet_count = int(sub.at("count").integer(1, int64_t(n)));
@@ -397,27 +410,31 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
     p.backplane.expected = bp.at("expected").num(0, kMaxBandwidth);
     p.backplane.bandwidth = bp.at("bandwidth").num(0, kMaxBandwidth);
   }
+}
 
-  if (with_pairs) {
-    Reader pairs = r.at("pairs");
-    auto matrix = [&](const char* key) {
-      Reader a = pairs.at(key);
-      if (a.size(n * n) != n * n)
-        throw InputError(cat("profile: ", a.path, " has ", a.j.size(), " entries, ", n, " hosts need ", n * n));
-      std::vector<double> v(n * n);
-      for (size_t k = 0; k < n * n; ++k) v[k] = a[k].num(0, kMaxSeconds);
-      return v;
-    };
-    std::vector<double> smin = matrix("small_min"), smed = matrix("small_median"), lmin = matrix("large_min"),
-                        lmed = matrix("large_median");
-    p.small.resize(n * n);
-    p.large.resize(n * n);
-    for (size_t k = 0; k < n * n; ++k) {
-      p.small[k] = {smin[k], smed[k]};
-      p.large[k] = {lmin[k], lmed[k]};
-    }
+// "pairs": the per-pair matrices.
+void read_pairs(const Reader& r, Profile& p, size_t n) {
+  Reader pairs = r.at("pairs");
+  auto matrix = [&](const char* key) {
+    Reader a = pairs.at(key);
+    if (a.size(n * n) != n * n)
+      throw InputError(cat("profile: ", a.path, " has ", a.j.size(), " entries, ", n, " hosts need ", n * n));
+    std::vector<double> v(n * n);
+    for (size_t k = 0; k < n * n; ++k) v[k] = a[k].num(0, kMaxSeconds);
+    return v;
+  };
+  std::vector<double> smin = matrix("small_min"), smed = matrix("small_median"), lmin = matrix("large_min"),
+                      lmed = matrix("large_median");
+  p.small.resize(n * n);
+  p.large.resize(n * n);
+  for (size_t k = 0; k < n * n; ++k) {
+    p.small[k] = {smin[k], smed[k]};
+    p.large[k] = {lmin[k], lmed[k]};
   }
+}
 
+// "classes": per class of host pairs, and every pair of hosts has one.
+void read_classes(const Reader& r, Profile& p, size_t n) {
   Reader classes = r.at("classes");
   const size_t nc = classes.size(size_t(p.subnet_count) * size_t(p.subnet_count + 1) / 2 + 1);
   for (size_t i = 0; i < nc; ++i) {
@@ -458,7 +475,10 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
     }
   if (n == 1 && !p.shared_memory() && p.hosts[0].ranks.size() > 1)
     throw InputError("profile: one host of several ranks and no shared-memory class");
+}
 
+// "reductions", "lambda" and "model".
+void read_rates(const Reader& r, Profile& p) {
   Reader reds = r.at("reductions");
   const size_t nred = reds.size(1024);
   for (size_t i = 0; i < nred; ++i)
@@ -488,6 +508,10 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
     p.lambda.push_back(std::move(x));
   }
   p.receives_use_cpu = r.at("model").at("receives_use_cpu").boolean();
+}
+
+// "tuned": measured decisions, per job layout.
+void read_tuned(const Reader& r, Profile& p, size_t n) {
   if (r.has("tuned")) {  // absent until 'hetcoll tune' ran
     Reader tl = r.at("tuned");
     const size_t nt = tl.size(kMaxTunedLayouts);
@@ -538,6 +562,21 @@ Profile parse_profile(const std::string& text, bool with_pairs) {
       p.tuned.push_back(std::move(x));
     }
   }
+}
+
+}  // namespace
+
+Profile parse_profile(const std::string& text, bool with_pairs) {
+  const njson doc = parse_profile_json(text, with_pairs);
+  Reader r{doc, "profile"};
+  Profile p;
+  read_measured(r, p);
+  const size_t n = read_hosts(r, p);
+  read_structure(r, p, n);
+  if (with_pairs) read_pairs(r, p, n);
+  read_classes(r, p, n);
+  read_rates(r, p);
+  read_tuned(r, p, n);
   return p;
 }
 

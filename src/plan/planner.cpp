@@ -123,30 +123,38 @@ void rank_candidates(std::vector<Candidate>& cands, const std::vector<size_t>& r
   cands = std::move(sorted);
 }
 
-PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOptions& opt) {
-  coll.check();
-  // Generators and the simulator see the group's ranks as model ranks (the
-  // topology of a hierarchical algorithm is the group's).
-  if (!opt.rank_map.empty() || model.maps_hosts()) {
-    ModelPtr gm = group_model(ModelPtr(ModelPtr(), &model), opt.rank_map, coll.nranks);
-    PlanOptions o = opt;
-    o.rank_map.clear();
-    return plan(coll, *gm, o);
-  }
-  check_model_fits(coll, model);  // a property of the call, not of a candidate: said, not skipped
+namespace {
+
+// One call's candidates being weighed (plan()): those priced exactly by a
+// closed form go straight into `res`; the others wait in `pending` to be
+// simulated, best estimate first, or priced by their estimates.
+struct Weighing {
+  const Collective& coll;
+  const MachineModel& model;
+  const PlanOptions& opt;
+  std::optional<HockneyParams> closed;  // the model as Hockney's, where closed forms apply
+  HockneyParams hockney{0, 0, 0};
   PlanResult res;
-  res.unit = model.unit();
-  // Closed forms describe ranks as the model has them, in order.
-  const std::optional<HockneyParams> closed = opt.rank_map.empty() ? closed_form_model(model) : std::nullopt;
-  const HockneyParams hockney = closed.value_or(HockneyParams{0, 0, 0});
-  std::vector<size_t> registry_index;
+  std::vector<size_t> registry_index;  // per candidate of res, its algorithm's registry index
   struct Pending {
     const Algorithm* a;
     std::string spec;
     double estimate;      // INFINITY: unknown
     uint64_t likely_ops;  // from the estimate's terms; 0: unknown
   };
-  std::vector<Pending> to_simulate;
+  std::vector<Pending> pending;
+  std::vector<double> ratios;     // simulated / estimated, for the candidates that have both
+  std::vector<size_t> estimated;  // indices in res.candidates priced by their estimates
+
+  Weighing(const Collective& c, const MachineModel& m, const PlanOptions& o) : coll(c), model(m), opt(o) {}
+  void collect();
+  void simulate_pending();
+  void finish();
+};
+
+// Every setting of every algorithm for the call: closed forms priced now,
+// the others (the best few by estimate, where there are many) pending.
+void Weighing::collect() {
   for (const Algorithm* a : algorithms_for(coll.op)) {
     if (!qualifies(*a, coll)) continue;
     if (a->distinct && !a->distinct(coll, model)) continue;
@@ -195,7 +203,7 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.e < y.e; });
       ranked.resize(opt.max_simulated_variants);
     }
-    for (auto& r : ranked) to_simulate.push_back({a, r.spec, r.e, r.ops});
+    for (auto& r : ranked) pending.push_back({a, r.spec, r.e, r.ops});
     for (size_t i = 0; i < exact.size(); ++i) {
       const Terms& t = exact_terms[i];
       Candidate cand;
@@ -216,6 +224,10 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
       registry_index.push_back(size_t(a - registry().data()));
     }
   }
+}
+
+// The pending candidates simulated within the budgets, or priced by estimate.
+void Weighing::simulate_pending() {
   // Simulate, best estimate first, skipping (unless explaining; on Hockney
   // models only) settings whose estimate is 1.5× the best time known so far
   // or more: they are not going to win. Candidates without an estimate go first (only the
@@ -223,7 +235,7 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   // simulated; past it a candidate is priced by its estimate.
   double best = INFINITY;
   for (auto& c : res.candidates) best = std::min(best, c.predicted);
-  std::stable_sort(to_simulate.begin(), to_simulate.end(), [](const Pending& x, const Pending& y) {
+  std::stable_sort(pending.begin(), pending.end(), [](const Pending& x, const Pending& y) {
     if (std::isinf(x.estimate) != std::isinf(y.estimate)) return std::isinf(x.estimate);
     return x.estimate < y.estimate;
   });
@@ -232,11 +244,9 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   const bool networked = model.topology() != nullptr;
   const uint64_t budget =
       opt.sim_budget ? (networked ? opt.sim_budget * kNetworkBudgetFactor : opt.sim_budget) : UINT64_MAX;
-  std::vector<double> ratios;      // simulated / estimated, for the candidates that have both
-  std::vector<size_t> estimated;   // indices in res.candidates
   std::vector<const Algorithm*> too_large;  // algorithms with a setting too large for the budget
   uint64_t work = 0;                        // steps simulated (opt.work_budget)
-  for (auto& pnd : to_simulate) {
+  for (auto& pnd : pending) {
     // Only where the estimates are the model's own closed forms (a Hockney
     // model): on others (per-node overheads that overlap, shared links) an
     // α-β estimate can be far above what the simulator finds.
@@ -292,6 +302,10 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
     best = std::min(best, res.candidates.back().predicted);
     registry_index.push_back(size_t(pnd.a - registry().data()));
   }
+}
+
+// Estimated prices put on the simulator's scale, and the candidates ranked.
+void Weighing::finish() {
   // Estimates and the simulator disagree by a factor that depends on the
   // model (receives that share the CPU, per-size costs): put the estimated
   // candidates on the simulator's scale by the median ratio seen here.
@@ -323,7 +337,31 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   auto priced = [](const Candidate& c) { return !c.estimated || c.from_parts; };
   if (!closed && std::any_of(res.candidates.begin(), res.candidates.end(), priced))
     std::stable_partition(res.candidates.begin(), res.candidates.end(), priced);
-  return res;
+}
+
+
+}  // namespace
+
+PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOptions& opt) {
+  coll.check();
+  // Generators and the simulator see the group's ranks as model ranks (the
+  // topology of a hierarchical algorithm is the group's).
+  if (!opt.rank_map.empty() || model.maps_hosts()) {
+    ModelPtr gm = group_model(ModelPtr(ModelPtr(), &model), opt.rank_map, coll.nranks);
+    PlanOptions o = opt;
+    o.rank_map.clear();
+    return plan(coll, *gm, o);
+  }
+  check_model_fits(coll, model);  // a property of the call, not of a candidate: said, not skipped
+  Weighing w{coll, model, opt};
+  w.res.unit = model.unit();
+  // Closed forms describe ranks as the model has them, in order.
+  w.closed = opt.rank_map.empty() ? closed_form_model(model) : std::nullopt;
+  w.hockney = w.closed.value_or(HockneyParams{0, 0, 0});
+  w.collect();
+  w.simulate_pending();
+  w.finish();
+  return std::move(w.res);
 }
 
 Planner::Planner(ModelPtr model, Overrides overrides, std::shared_ptr<const DecisionTable> table)

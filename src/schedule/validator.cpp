@@ -440,21 +440,277 @@ std::string ValidationReport::summary() const {
   return s;
 }
 
+namespace {
+
+// The schedule run on symbols: every op's events (posted, complete) in an
+// order its dependencies, messages and send port allow, each buffer byte's
+// contents as an expression of the ranks' inputs.
+class SymbolicRun {
+ public:
+  SymbolicRun(const Schedule& s, const ValidationOptions& opt, const Matching& m, Errors& err)
+      : s_(s), opt_(opt), m_(m), err_(err), p_(s.nranks()), N_(s.total_ops()), deps_(build_dependents(s)),
+        exprs_(s.nranks()), barrier_(s.coll.op == CollOp::barrier), words_((size_t(s.nranks()) + 63) / 64) {
+    graph();
+    initial_state();
+  }
+  // Every event in turn; false (said in err) when some can never happen.
+  bool run();
+  // What every rank ends with against what the collective promises.
+  void check_outcome();
+  // Allreduce: whether every rank combined in the same order.
+  bool rank_consistent();
+
+ private:
+  void graph();
+  void initial_state();
+  void complete(uint64_t g, int r, uint64_t node);
+  void reduce(uint64_t g, int r);
+  void deadlock();
+  void check_barrier();
+  std::vector<Piece> read(int r, Buf b, uint64_t off, uint64_t len) {
+    Place pl = layout_[size_t(r)].place[size_t(b)];
+    return store_[size_t(r)][size_t(pl.storage)].read(pl.base + off, len);
+  }
+  void write(int r, Buf b, uint64_t off, const std::vector<Piece>& v) {
+    Place pl = layout_[size_t(r)].place[size_t(b)];
+    store_[size_t(r)][size_t(pl.storage)].write(pl.base + off, v);
+  }
+  uint64_t* know_row(uint64_t node) { return &know_[node * words_]; }
+  void release(uint64_t node, uint64_t from) {
+    if (barrier_) {
+      uint64_t* dst = know_row(node);
+      const uint64_t* src = know_row(from);
+      for (size_t w = 0; w < words_; ++w) dst[w] |= src[w];
+    }
+    if (--indeg_[node] == 0) ready_.push_back(node);
+  }
+
+  const Schedule& s_;
+  const ValidationOptions& opt_;
+  const Matching& m_;
+  Errors& err_;
+  const int p_;
+  const uint64_t N_;
+  const Dependents deps_;
+  // Global graph: node 2g = op g posted (its dependencies done), 2g+1 = op g
+  // complete. A send completes only once its receive is posted and vice versa.
+  std::vector<uint64_t> rank_of_;
+  std::vector<uint32_t> indeg_;
+  std::vector<uint64_t> next_send_;
+  // Symbolic state.
+  Exprs exprs_;
+  std::vector<std::array<Contents, 3>> store_;
+  std::vector<RankLayout> layout_;
+  const bool barrier_;
+  const size_t words_;
+  std::vector<uint64_t> know_;  // per node, which ranks have entered (barrier only)
+  std::unordered_map<uint64_t, std::vector<Piece>> in_flight_;
+  std::deque<uint64_t> ready_;
+  uint64_t processed_ = 0;
+};
+
+void SymbolicRun::graph() {
+  rank_of_.assign(N_, 0);
+  for (int r = 0; r < p_; ++r)
+    for (size_t i = 0; i < s_.num_ops(r); ++i) rank_of_[s_.first_op(r) + i] = uint64_t(r);
+  indeg_.assign(2 * N_, 0);
+  // Sends leave a rank in program order, one at a time (the executor's send
+  // port, exec/executor.hpp): a send is posted only once the rank's previous
+  // send has completed. With more ports the order is the same and only
+  // fewer waits remain, so a schedule that finishes here finishes with any.
+  next_send_.assign(N_, kNone);
+  for (uint64_t g = 0; g < N_; ++g) {
+    indeg_[2 * g] = s_.op_at(g).dep_count;
+    indeg_[2 * g + 1] = 1 + (s_.op_at(g).is_comm() ? 1 : 0);
+  }
+  for (int r = 0; r < p_; ++r) {
+    uint64_t prev = kNone;
+    for (size_t i = 0; i < s_.num_ops(r); ++i) {
+      const uint64_t g = s_.first_op(r) + i;
+      if (s_.op_at(g).kind != OpKind::send) continue;
+      if (prev != kNone) {
+        next_send_[prev] = g;
+        ++indeg_[2 * g];
+      }
+      prev = g;
+    }
+  }
+}
+
+void SymbolicRun::initial_state() {
+  store_.resize(size_t(p_));
+  layout_.resize(size_t(p_));
+  for (int r = 0; r < p_; ++r) {
+    layout_[size_t(r)] = layout_of(s_, opt_, r);
+    RankLayout& L = layout_[size_t(r)];
+    uint64_t out_n = s_.buffer_bytes(r, Buf::out), in_n = s_.buffer_bytes(r, Buf::in);
+    bool root_holds = s_.coll.op == CollOp::bcast && r == s_.coll.root;
+    Place po = L.place[size_t(Buf::out)], pi = L.place[size_t(Buf::in)];
+    store_[size_t(r)][size_t(po.storage)].write(
+        po.base, {{out_n, root_holds ? exprs_.contrib(r) : exprs_.original(r), 0}});
+    store_[size_t(r)][size_t(pi.storage)].write(pi.base, {{in_n, exprs_.contrib(r), 0}});
+  }
+  if (barrier_) know_.assign(2 * N_ * words_, 0);
+  for (uint64_t g = 0; g < N_; ++g)
+    if (indeg_[2 * g] == 0) ready_.push_back(2 * g);
+}
+
+bool SymbolicRun::run() {
+  while (!ready_.empty()) {
+    uint64_t node = ready_.front();
+    ready_.pop_front();
+    ++processed_;
+    uint64_t g = node / 2;
+    const Op& o = s_.op_at(g);
+    int r = int(rank_of_[g]);
+    if (node % 2 == 0) {  // posted
+      if (barrier_) know_row(node)[size_t(r) / 64] |= uint64_t(1) << (r % 64);
+      if (o.kind == OpKind::send) in_flight_[g] = read(r, o.buf, o.off, o.len);
+      release(2 * g + 1, node);
+      if (o.is_comm()) release(2 * m_.partner[g] + 1, node);
+    } else {
+      complete(g, r, node);
+    }
+  }
+  if (processed_ == 2 * N_) return true;
+  deadlock();
+  return false;
+}
+
+void SymbolicRun::complete(uint64_t g, int r, uint64_t node) {
+  const Op& o = s_.op_at(g);
+  switch (o.kind) {
+    case OpKind::send:
+      if (next_send_[g] != kNone) release(2 * next_send_[g], node);
+      break;
+    case OpKind::recv: {
+      auto it = in_flight_.find(m_.partner[g]);
+      write(r, o.buf, o.off, it->second);
+      in_flight_.erase(it);
+      break;
+    }
+    case OpKind::copy:
+      write(r, o.buf, o.off, read(r, o.src_buf, o.src_off, o.len));
+      break;
+    case OpKind::reduce:
+      reduce(g, r);
+      break;
+  }
+  for (uint64_t k = deps_.begin[g]; k < deps_.begin[g + 1]; ++k) release(2 * deps_.list[k], node);
+}
+
+void SymbolicRun::reduce(uint64_t g, int r) {
+  const Op& o = s_.op_at(g);
+  auto dst = read(r, o.buf, o.off, o.len), src = read(r, o.src_buf, o.src_off, o.len);
+  std::vector<Piece> out;
+  size_t a = 0, b = 0;
+  uint64_t ua = 0, ub = 0;  // bytes used of dst[a], src[b]
+  while (a < dst.size() && b < src.size()) {
+    uint64_t n = std::min(dst[a].len - ua, src[b].len - ub);
+    uint64_t oa = dst[a].origin + ua, ob = src[b].origin + ub;
+    uint32_t ea = dst[a].expr, eb = src[b].expr;
+    uint32_t e = exprs_.combine(ea, eb);
+    if (exprs_.is_data(ea) && exprs_.is_data(eb) && oa != ob) {
+      err_.add("rank ", r, " op ", g - s_.first_op(r), " (reduce): combines element at input offset ", oa,
+               " with element at input offset ", ob);
+      e = 0;
+    }
+    out.push_back({n, e, oa});
+    ua += n;
+    ub += n;
+    if (ua == dst[a].len) { ++a; ua = 0; }
+    if (ub == src[b].len) { ++b; ub = 0; }
+  }
+  write(r, o.buf, o.off, out);
+}
+
+void SymbolicRun::deadlock() {
+  size_t shown = 0;
+  for (uint64_t g = 0; g < N_ && shown < 4; ++g)
+    if (indeg_[2 * g + 1] > 0 && s_.op_at(g).is_comm()) {
+      const Op& o = s_.op_at(g);
+      err_.add("deadlock: ", where(s_, g), o.kind == OpKind::send ? " to rank " : " from rank ", o.peer,
+               " can never complete");
+      ++shown;
+    }
+  if (!shown) err_.add("deadlock: ", 2 * N_ - processed_, " op events can never happen (dependency cycle)");
+}
+
+void SymbolicRun::check_barrier() {
+  for (int r = 0; r < p_; ++r) {
+    std::vector<uint64_t> heard(words_, 0);
+    heard[size_t(r) / 64] |= uint64_t(1) << (r % 64);
+    for (size_t i = 0; i < s_.num_ops(r); ++i) {
+      const uint64_t* row = know_row(2 * (s_.first_op(r) + i) + 1);
+      for (size_t w = 0; w < words_; ++w) heard[w] |= row[w];
+    }
+    for (int q = 0; q < p_; ++q)
+      if (!((heard[size_t(q) / 64] >> (q % 64)) & 1)) {
+        err_.add("barrier: rank ", r, " can leave before rank ", q, " has entered");
+        break;
+      }
+  }
+}
+
+void SymbolicRun::check_outcome() {
+  if (barrier_) return check_barrier();
+  for (int r = 0; r < p_; ++r) {
+    for (const Expect& x : expected_outcome(s_.coll, r)) {
+      if (x.kind == Expect::Any || x.len == 0) continue;
+      uint64_t cur = x.off;
+      for (const Piece& pc : read(r, Buf::out, x.off, x.len)) {
+        uint64_t want_origin = x.origin + (cur - x.off);
+        bool good;
+        if (x.kind == Expect::Untouched) good = pc.expr == exprs_.original(r) && pc.origin == cur;
+        else good = exprs_.is_range(pc.expr, x.lo, x.hi) && pc.origin == want_origin;
+        if (!good) {
+          std::string want = x.kind == Expect::Untouched
+                                 ? "its original bytes (outside the result)"
+                                 : (x.hi - x.lo == 1 ? cat("rank ", x.lo, "'s data")
+                                                     : cat("the combination of ranks ", x.lo, "..", x.hi - 1)) +
+                                       cat(" from input offset ", want_origin);
+          std::string got = exprs_.describe(pc.expr);
+          if (exprs_.is_data(pc.expr)) got += cat(" from input offset ", pc.origin);
+          err_.add("rank ", r, " out[", cur, ":", cur + pc.len, "] holds ", got, "; expected ", want);
+        }
+        cur += pc.len;
+      }
+    }
+  }
+}
+
+bool SymbolicRun::rank_consistent() {
+  auto ref = read(0, Buf::out, 0, s_.buffer_bytes(0, Buf::out));
+  for (int r = 1; r < p_; ++r) {
+    auto mine = read(r, Buf::out, 0, s_.buffer_bytes(r, Buf::out));
+    // Compare byte ranges piece by piece.
+    size_t a = 0, b = 0;
+    uint64_t ua = 0, ub = 0;
+    while (a < ref.size() && b < mine.size()) {
+      if (ref[a].expr != mine[b].expr) return false;
+      uint64_t n = std::min(ref[a].len - ua, mine[b].len - ub);
+      ua += n;
+      ub += n;
+      if (ua == ref[a].len) { ++a; ua = 0; }
+      if (ub == mine[b].len) { ++b; ub = 0; }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 ValidationReport validate(const Schedule& s, const ValidationOptions& opt) {
   ValidationReport rep;
   Errors err(opt.max_errors);
-  const int p = s.nranks();
-  const uint64_t N = s.total_ops();
   rep.messages = s.message_count();
   rep.bytes = s.bytes_sent();
-
   auto finish = [&]() {
     rep.errors = err.take();
     rep.ok = rep.errors.empty();
     if (!rep.ok) rep.rank_consistent = false;
     return rep;
   };
-
   try {
     s.coll.check();
   } catch (const InputError& e) {
@@ -469,205 +725,11 @@ ValidationReport validate(const Schedule& s, const ValidationOptions& opt) {
   if (opt.check_races) check_races(s, opt, err);
   if (err.any()) return finish();
 
-  // Global graph: node 2g = op g posted (its dependencies done), 2g+1 = op g
-  // complete. A send completes only once its receive is posted and vice versa.
-  std::vector<uint64_t> rank_of(N);
-  for (int r = 0; r < p; ++r)
-    for (size_t i = 0; i < s.num_ops(r); ++i) rank_of[s.first_op(r) + i] = uint64_t(r);
-  const Dependents deps = build_dependents(s);
-  std::vector<uint32_t> indeg(2 * N, 0);
-  // Sends leave a rank in program order, one at a time (the executor's send
-  // port, exec/executor.hpp): a send is posted only once the rank's previous
-  // send has completed. With more ports the order is the same and only
-  // fewer waits remain, so a schedule that finishes here finishes with any.
-  std::vector<uint64_t> next_send(N, kNone);
-  for (uint64_t g = 0; g < N; ++g) {
-    indeg[2 * g] = s.op_at(g).dep_count;
-    indeg[2 * g + 1] = 1 + (s.op_at(g).is_comm() ? 1 : 0);
-  }
-  for (int r = 0; r < p; ++r) {
-    uint64_t prev = kNone;
-    for (size_t i = 0; i < s.num_ops(r); ++i) {
-      const uint64_t g = s.first_op(r) + i;
-      if (s.op_at(g).kind != OpKind::send) continue;
-      if (prev != kNone) {
-        next_send[prev] = g;
-        ++indeg[2 * g];
-      }
-      prev = g;
-    }
-  }
-
-  // Symbolic state.
-  Exprs exprs(p);
-  std::vector<std::array<Contents, 3>> store(static_cast<size_t>(p));
-  std::vector<RankLayout> layout(static_cast<size_t>(p));
-  for (int r = 0; r < p; ++r) {
-    layout[size_t(r)] = layout_of(s, opt, r);
-    RankLayout& L = layout[size_t(r)];
-    uint64_t out_n = s.buffer_bytes(r, Buf::out), in_n = s.buffer_bytes(r, Buf::in);
-    bool root_holds = s.coll.op == CollOp::bcast && r == s.coll.root;
-    Place po = L.place[size_t(Buf::out)], pi = L.place[size_t(Buf::in)];
-    store[size_t(r)][size_t(po.storage)].write(
-        po.base, {{out_n, root_holds ? exprs.contrib(r) : exprs.original(r), 0}});
-    store[size_t(r)][size_t(pi.storage)].write(pi.base, {{in_n, exprs.contrib(r), 0}});
-  }
-  auto read = [&](int r, Buf b, uint64_t off, uint64_t len) {
-    Place pl = layout[size_t(r)].place[size_t(b)];
-    return store[size_t(r)][size_t(pl.storage)].read(pl.base + off, len);
-  };
-  auto write = [&](int r, Buf b, uint64_t off, const std::vector<Piece>& v) {
-    Place pl = layout[size_t(r)].place[size_t(b)];
-    store[size_t(r)][size_t(pl.storage)].write(pl.base + off, v);
-  };
-
-  const bool barrier = s.coll.op == CollOp::barrier;
-  const size_t words = (size_t(p) + 63) / 64;
-  std::vector<uint64_t> know;  // per node, barrier only
-  if (barrier) know.assign(2 * N * words, 0);
-  auto know_row = [&](uint64_t node) { return &know[node * words]; };
-
-  std::unordered_map<uint64_t, std::vector<Piece>> in_flight;
-  std::deque<uint64_t> ready;
-  for (uint64_t g = 0; g < N; ++g)
-    if (indeg[2 * g] == 0) ready.push_back(2 * g);
-  uint64_t processed = 0;
-  auto release = [&](uint64_t node, uint64_t from) {
-    if (barrier) {
-      uint64_t* dst = know_row(node);
-      const uint64_t* src = know_row(from);
-      for (size_t w = 0; w < words; ++w) dst[w] |= src[w];
-    }
-    if (--indeg[node] == 0) ready.push_back(node);
-  };
-  while (!ready.empty()) {
-    uint64_t node = ready.front();
-    ready.pop_front();
-    ++processed;
-    uint64_t g = node / 2;
-    const Op& o = s.op_at(g);
-    int r = int(rank_of[g]);
-    if (node % 2 == 0) {  // posted
-      if (barrier) know_row(node)[size_t(r) / 64] |= uint64_t(1) << (r % 64);
-      if (o.kind == OpKind::send) in_flight[g] = read(r, o.buf, o.off, o.len);
-      release(2 * g + 1, node);
-      if (o.is_comm()) release(2 * m.partner[g] + 1, node);
-    } else {  // complete
-      switch (o.kind) {
-        case OpKind::send:
-          if (next_send[g] != kNone) release(2 * next_send[g], node);
-          break;
-        case OpKind::recv: {
-          auto it = in_flight.find(m.partner[g]);
-          write(r, o.buf, o.off, it->second);
-          in_flight.erase(it);
-          break;
-        }
-        case OpKind::copy:
-          write(r, o.buf, o.off, read(r, o.src_buf, o.src_off, o.len));
-          break;
-        case OpKind::reduce: {
-          auto dst = read(r, o.buf, o.off, o.len), src = read(r, o.src_buf, o.src_off, o.len);
-          std::vector<Piece> out;
-          size_t a = 0, b = 0;
-          uint64_t ua = 0, ub = 0;  // bytes used of dst[a], src[b]
-          while (a < dst.size() && b < src.size()) {
-            uint64_t n = std::min(dst[a].len - ua, src[b].len - ub);
-            uint64_t oa = dst[a].origin + ua, ob = src[b].origin + ub;
-            uint32_t ea = dst[a].expr, eb = src[b].expr;
-            uint32_t e = exprs.combine(ea, eb);
-            if (exprs.is_data(ea) && exprs.is_data(eb) && oa != ob) {
-              err.add("rank ", r, " op ", g - s.first_op(r), " (reduce): combines element at input offset ", oa,
-                      " with element at input offset ", ob);
-              e = 0;
-            }
-            out.push_back({n, e, oa});
-            ua += n;
-            ub += n;
-            if (ua == dst[a].len) { ++a; ua = 0; }
-            if (ub == src[b].len) { ++b; ub = 0; }
-          }
-          write(r, o.buf, o.off, out);
-          break;
-        }
-      }
-      for (uint64_t k = deps.begin[g]; k < deps.begin[g + 1]; ++k) release(2 * deps.list[k], node);
-    }
-  }
-  if (processed != 2 * N) {
-    size_t shown = 0;
-    for (uint64_t g = 0; g < N && shown < 4; ++g)
-      if (indeg[2 * g + 1] > 0 && s.op_at(g).is_comm()) {
-        const Op& o = s.op_at(g);
-        err.add("deadlock: ", where(s, g), o.kind == OpKind::send ? " to rank " : " from rank ", o.peer,
-                " can never complete");
-        ++shown;
-      }
-    if (!shown) err.add("deadlock: ", 2 * N - processed, " op events can never happen (dependency cycle)");
-    return finish();
-  }
+  SymbolicRun run(s, opt, m, err);
+  if (!run.run() || err.any()) return finish();
+  run.check_outcome();
   if (err.any()) return finish();
-
-  // Outcome.
-  if (barrier) {
-    for (int r = 0; r < p; ++r) {
-      std::vector<uint64_t> heard(words, 0);
-      heard[size_t(r) / 64] |= uint64_t(1) << (r % 64);
-      for (size_t i = 0; i < s.num_ops(r); ++i) {
-        const uint64_t* row = know_row(2 * (s.first_op(r) + i) + 1);
-        for (size_t w = 0; w < words; ++w) heard[w] |= row[w];
-      }
-      for (int q = 0; q < p; ++q)
-        if (!((heard[size_t(q) / 64] >> (q % 64)) & 1)) {
-          err.add("barrier: rank ", r, " can leave before rank ", q, " has entered");
-          break;
-        }
-    }
-    return finish();
-  }
-
-  for (int r = 0; r < p; ++r) {
-    for (const Expect& x : expected_outcome(s.coll, r)) {
-      if (x.kind == Expect::Any || x.len == 0) continue;
-      uint64_t cur = x.off;
-      for (const Piece& pc : read(r, Buf::out, x.off, x.len)) {
-        uint64_t want_origin = x.origin + (cur - x.off);
-        bool good;
-        if (x.kind == Expect::Untouched) good = pc.expr == exprs.original(r) && pc.origin == cur;
-        else good = exprs.is_range(pc.expr, x.lo, x.hi) && pc.origin == want_origin;
-        if (!good) {
-          std::string want = x.kind == Expect::Untouched
-                                 ? "its original bytes (outside the result)"
-                                 : (x.hi - x.lo == 1 ? cat("rank ", x.lo, "'s data")
-                                                     : cat("the combination of ranks ", x.lo, "..", x.hi - 1)) +
-                                       cat(" from input offset ", want_origin);
-          std::string got = exprs.describe(pc.expr);
-          if (exprs.is_data(pc.expr)) got += cat(" from input offset ", pc.origin);
-          err.add("rank ", r, " out[", cur, ":", cur + pc.len, "] holds ", got, "; expected ", want);
-        }
-        cur += pc.len;
-      }
-    }
-  }
-  if (err.any()) return finish();
-
-  if (s.coll.op == CollOp::allreduce && p > 1) {
-    auto ref = read(0, Buf::out, 0, s.buffer_bytes(0, Buf::out));
-    for (int r = 1; r < p && rep.rank_consistent; ++r) {
-      auto mine = read(r, Buf::out, 0, s.buffer_bytes(r, Buf::out));
-      // Compare byte ranges piece by piece.
-      size_t a = 0, b = 0;
-      uint64_t ua = 0, ub = 0;
-      while (a < ref.size() && b < mine.size()) {
-        if (ref[a].expr != mine[b].expr) { rep.rank_consistent = false; break; }
-        uint64_t n = std::min(ref[a].len - ua, mine[b].len - ub);
-        ua += n;
-        ub += n;
-        if (ua == ref[a].len) { ++a; ua = 0; }
-        if (ub == mine[b].len) { ++b; ub = 0; }
-      }
-    }
-  }
+  if (s.coll.op == CollOp::allreduce && s.nranks() > 1) rep.rank_consistent = run.rank_consistent();
   return finish();
 }
 

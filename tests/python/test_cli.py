@@ -339,11 +339,32 @@ def test_bench_report_tables_and_plot(run_cli, tmp_path):
     assert png.stat().st_size > 10000
 
 
+def test_bench_report_reads_what_hetcoll_bench_writes(run_cli, tmp_path):
+    """One result format for both readers: bench-report reads a hetcoll bench
+    result (the file hetcoll report reads), pairing hetcoll's and native's rows."""
+    rows = []
+    for op, b, speed, alg in [("bcast", 1024, 2.0, "hierarchical"), ("allreduce", 1 << 20, 0.5, "ring_allreduce")]:
+        t = 1e-4
+        rows.append({"op": op, "bytes": b, "variant": "hetcoll", "algorithm": alg, "min_s": t, "median_s": t,
+                     "times_s": [t], "predicted_s": None})
+        rows.append({"op": op, "bytes": b, "variant": "native", "algorithm": "native", "min_s": t * speed,
+                     "median_s": t * speed, "times_s": [t * speed], "predicted_s": None})
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps({"tool": "hetcoll-bench", "created": "2026-11-25T00:00:00Z", "ranks": 3, "hosts": [],
+                                "model": "x", "predictions": False, "procedure": "Fig. 2", "repeats": 1, "rows": rows}))
+    md = tmp_path / "r.md"
+    code, out, err = run_cli("bench-report", str(path), "--markdown", str(md))
+    assert code == 0, err
+    assert out.startswith("3 ranks: 1/2 cases at >= 0.9x native"), out
+    assert "worst 0.50 (allreduce 1 MiB, ring_allreduce)" in out
+    assert "`hierarchical`" in md.read_text()
+
+
 def test_bench_report_rejects_other_files(run_cli, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{\"something\": 1}")
     code, out, err = run_cli("bench-report", str(bad))
-    assert code == 2 and err.count("\n") == 1 and "not bench_mpi output" in err
+    assert code == 2 and err.count("\n") == 1 and "neither hetcoll bench nor bench_mpi output" in err
     code, out, err = run_cli("bench-report", str(tmp_path / "missing.json"))
     assert code == 2 and "cannot read" in err
 

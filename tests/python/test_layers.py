@@ -57,3 +57,22 @@ def test_a_folder_in_no_layer_and_an_include_from_nowhere_are_refused(tmp_path):
     assert code == 1
     assert "src/extras/: a folder no layer names" in out
     assert 'src/sim/simulator.cpp:1: includes "nowhere.hpp", which is in no layer' in out
+
+
+FUNCTIONS = ROOT / "scripts" / "check_functions.py"
+
+
+def test_no_function_over_the_limit_and_a_long_one_is_named(tmp_path):
+    p = subprocess.run([sys.executable, str(FUNCTIONS), str(ROOT)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout
+    (tmp_path / "src" / "util").mkdir(parents=True)
+    (tmp_path / "python").mkdir()
+    body = "\n".join(f"  x += {i};" for i in range(160))
+    (tmp_path / "src" / "util" / "long.cpp").write_text(f"int long_one(int x) {{\n{body}\n  return x;\n}}\n"
+                                                        "int short_one(int x) { return x; }\n")
+    (tmp_path / "python" / "m.py").write_text("def f():\n" + "".join(f"    a = {i}\n" for i in range(151)))
+    p = subprocess.run([sys.executable, str(FUNCTIONS), str(tmp_path)], capture_output=True, text=True)
+    assert p.returncode == 1
+    assert "src/util/long.cpp:1: long_one is 163 lines (at most 150)" in p.stdout
+    assert "python/m.py:1: f is 152 lines (at most 150)" in p.stdout
+    assert "short_one" not in p.stdout
