@@ -25,6 +25,7 @@
 #include "sim/simulator.hpp"
 #include "algorithms/broadcast_trees.hpp"
 #include "util/error.hpp"
+#include "util/json.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -166,7 +167,7 @@ NB_MODULE(_core, m) {
            "src"_a, "dst"_a, "bytes"_a, "(send busy, arrival after send start, receive busy)")
       .def("reduce_time", &MachineModel::reduce_time, "rank"_a, "bytes"_a)
       .def("postal_lambda", &MachineModel::postal_lambda, "bytes"_a, "src"_a = 0, "dst"_a = -1)
-      .def("to_json", [](const MachineModel& mm) { return mm.to_json().dump(2); });
+      .def("to_json", [](const MachineModel& mm) { return json::write(mm.to_json(), 2); });
   m.def("parse_model", &load_model, "spec"_a, "a model spec, or the path of a model file or profile");
   m.def("group_model", &group_model, "model"_a, "rank_map"_a, "ranks"_a,
         "the model a group of `ranks` ranks sees: mapped by rank_map, or laid out as the probe job was");
@@ -441,7 +442,7 @@ NB_MODULE(_core, m) {
           for (auto& o : ops) cops.push_back(coll_op_from_name(o));
           ModelPtr model = parse_model(mm.spec());
           nb::gil_scoped_release release;
-          return build_decision_table(model, ranks, cops, max_bytes, elems).to_json().dump(1);
+          return json::write(build_decision_table(model, ranks, cops, max_bytes, elems).to_json(), 1);
         },
         "model"_a, "ranks"_a, "ops"_a, "max_bytes"_a, "elem_sizes"_a,
         "the planner's decisions for these group sizes, collectives (root 0), element sizes and every size class up "

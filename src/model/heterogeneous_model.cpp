@@ -38,14 +38,14 @@ std::shared_ptr<HeterogeneousModel> HeterogeneousModel::banikazemi(const std::st
 
 namespace {
 std::vector<double> matrix(const json::Value& v, size_t n, const char* what) {
-  if (v.is_number()) return std::vector<double>(n * n, v.as_double(what));
-  auto& rows = v.as_array(what);
+  if (v.is_number()) return std::vector<double>(n * n, json::as_double(v, what));
+  auto& rows = json::as_array(v, what);
   if (rows.size() != n) throw InputError(cat(what, ": expected ", n, " rows, got ", rows.size()));
   std::vector<double> m;
   for (auto& row : rows) {
-    auto& cols = row.as_array(what);
+    auto& cols = json::as_array(row, what);
     if (cols.size() != n) throw InputError(cat(what, ": expected ", n, " columns, got ", cols.size()));
-    for (auto& x : cols) m.push_back(x.as_double(what));
+    for (auto& x : cols) m.push_back(json::as_double(x, what));
   }
   return m;
 }
@@ -53,19 +53,19 @@ std::vector<double> matrix(const json::Value& v, size_t n, const char* what) {
 
 std::shared_ptr<HeterogeneousModel> HeterogeneousModel::from_json(const json::Value& v, const std::string& spec) {
   std::vector<NodeCost> nodes;
-  for (auto& nd : v.at("nodes").as_array("nodes")) {
+  for (auto& nd : json::as_array(json::at(v, "nodes"), "nodes")) {
     NodeCost c;
-    if (auto* name = nd.find("name")) c.name = name->as_string("name");
-    c.Sc = nd.at("Sc").as_double("Sc");
-    c.Sm = nd.at("Sm").as_double("Sm");
-    c.Rc = nd.at("Rc").as_double("Rc");
-    c.Rm = nd.at("Rm").as_double("Rm");
-    if (auto* g = nd.find("gamma")) c.gamma = g->as_double("gamma");
+    if (auto* name = json::find(nd, "name")) c.name = json::as_string(*name, "name");
+    c.Sc = json::as_double(json::at(nd, "Sc"), "Sc");
+    c.Sm = json::as_double(json::at(nd, "Sm"), "Sm");
+    c.Rc = json::as_double(json::at(nd, "Rc"), "Rc");
+    c.Rm = json::as_double(json::at(nd, "Rm"), "Rm");
+    if (auto* g = json::find(nd, "gamma")) c.gamma = json::as_double(*g, "gamma");
     nodes.push_back(c);
   }
   size_t n = nodes.size();
-  auto Xc = matrix(v.at("Xc"), n, "Xc");
-  auto Xm = matrix(v.at("Xm"), n, "Xm");
+  auto Xc = matrix(json::at(v, "Xc"), n, "Xc");
+  auto Xm = matrix(json::at(v, "Xm"), n, "Xm");
   return std::make_shared<HeterogeneousModel>(std::move(nodes), std::move(Xc), std::move(Xm), spec);
 }
 
@@ -103,7 +103,7 @@ json::Value HeterogeneousModel::to_json() const {
     o["Rc"] = n.Rc;
     o["Rm"] = n.Rm;
     o["gamma"] = n.gamma;
-    nodes.push(o);
+    nodes.push_back(o);
   }
   v["nodes"] = nodes;
   size_t n = nodes_.size();
@@ -111,11 +111,11 @@ json::Value HeterogeneousModel::to_json() const {
   for (size_t i = 0; i < n; ++i) {
     json::Value rc = json::Value::array(), rm = json::Value::array();
     for (size_t j = 0; j < n; ++j) {
-      rc.push(Xc_[i * n + j]);
-      rm.push(Xm_[i * n + j]);
+      rc.push_back(Xc_[i * n + j]);
+      rm.push_back(Xm_[i * n + j]);
     }
-    xc.push(rc);
-    xm.push(rm);
+    xc.push_back(rc);
+    xm.push_back(rm);
   }
   v["Xc"] = xc;
   v["Xm"] = xm;

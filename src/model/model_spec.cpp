@@ -220,24 +220,24 @@ ModelPtr parse_hetero(Params p) {
 }  // namespace
 
 ModelPtr model_from_json(const json::Value& v) {
-  const std::string& kind = v.at("model").as_string("model");
+  const std::string& kind = json::as_string(json::at(v, "model"), "model");
   if (kind == "postal") {
-    SizeTable lambda = SizeTable::from_json(v.at("lambda"), "lambda");
-    SizeTable t0 = v.has("t0") ? SizeTable::from_json(v.at("t0"), "t0") : SizeTable(1.0);
-    bool seconds = v.has("unit") && v.at("unit").as_string("unit") == "s";
+    SizeTable lambda = SizeTable::from_json(json::at(v, "lambda"), "lambda");
+    SizeTable t0 = json::find(v, "t0") ? SizeTable::from_json(json::at(v, "t0"), "t0") : SizeTable(1.0);
+    bool seconds = json::find(v, "unit") && json::as_string(json::at(v, "unit"), "unit") == "s";
     return std::make_shared<PostalModel>(lambda, t0, seconds);
   }
   if (kind == "hockney")
-    return std::make_shared<HockneyModel>(v.at("alpha").as_double("alpha"), v.at("beta").as_double("beta"),
-                                          v.has("gamma") ? v.at("gamma").as_double("gamma") : 0.0,
-                                          v.has("copy") ? v.at("copy").as_double("copy") : 0.0,
-                                          v.has("overlap") ? v.at("overlap").as_bool("overlap") : true,
-                                          v.has("ports") ? int(std::clamp<int64_t>(v.at("ports").as_int("ports"), 0, HockneyModel::kMaxPorts + 1)) : 1);
+    return std::make_shared<HockneyModel>(json::as_double(json::at(v, "alpha"), "alpha"), json::as_double(json::at(v, "beta"), "beta"),
+                                          json::find(v, "gamma") ? json::as_double(json::at(v, "gamma"), "gamma") : 0.0,
+                                          json::find(v, "copy") ? json::as_double(json::at(v, "copy"), "copy") : 0.0,
+                                          json::find(v, "overlap") ? json::as_bool(json::at(v, "overlap"), "overlap") : true,
+                                          json::find(v, "ports") ? int(std::clamp<int64_t>(json::as_int(json::at(v, "ports"), "ports"), 0, HockneyModel::kMaxPorts + 1)) : 1);
   if (kind == "loggp")
-    return std::make_shared<LogGPModel>(v.at("L").as_double("L"), v.at("os").as_double("os"),
-                                        v.at("or").as_double("or"), v.at("g").as_double("g"),
-                                        v.at("G").as_double("G"),
-                                        v.has("gamma") ? v.at("gamma").as_double("gamma") : 0.0);
+    return std::make_shared<LogGPModel>(json::as_double(json::at(v, "L"), "L"), json::as_double(json::at(v, "os"), "os"),
+                                        json::as_double(json::at(v, "or"), "or"), json::as_double(json::at(v, "g"), "g"),
+                                        json::as_double(json::at(v, "G"), "G"),
+                                        json::find(v, "gamma") ? json::as_double(json::at(v, "gamma"), "gamma") : 0.0);
   if (kind == "heterogeneous") return HeterogeneousModel::from_json(v, "heterogeneous");
   throw InputError(cat("unknown model kind '", kind, "' (postal, hockney, loggp, heterogeneous)"));
 }

@@ -56,19 +56,19 @@ json::Value SizeTable::to_json() const {
   json::Value arr = json::Value::array();
   for (auto& p : points_) {
     json::Value pt = json::Value::array();
-    pt.push(json::Value(p.first));
-    pt.push(json::Value(p.second));
-    arr.push(pt);
+    pt.push_back(json::Value(p.first));
+    pt.push_back(json::Value(p.second));
+    arr.push_back(pt);
   }
   return arr;
 }
 
 SizeTable SizeTable::from_json(const json::Value& v, const char* what) {
-  if (v.is_number()) return SizeTable(v.as_double(what));
+  if (v.is_number()) return SizeTable(json::as_double(v, what));
   std::vector<std::pair<uint64_t, double>> pts;
-  for (auto& p : v.as_array(what)) {
-    if (p.size() != 2) throw InputError(cat(what, ": each point is [bytes, value]"));
-    pts.emplace_back(p[0].as_uint(what), p[1].as_double(what));
+  for (auto& p : json::as_array(v, what)) {
+    if (!p.is_array() || p.size() != 2) throw InputError(cat(what, ": each point is [bytes, value]"));
+    pts.emplace_back(json::as_uint(p[0], what), json::as_double(p[1], what));
   }
   return SizeTable(std::move(pts));
 }

@@ -24,53 +24,53 @@ json::Value DecisionTable::to_json() const {
   v["version"] = version;
   v["model"] = model;
   json::Value cols = json::Value::array();
-  for (const char* c : kColumns) cols.push(c);
+  for (const char* c : kColumns) cols.push_back(c);
   v["columns"] = cols;
   json::Value rows = json::Value::array();
   for (const TableEntry& e : entries) {
     json::Value r = json::Value::array();
-    r.push(coll_op_name(e.op));
-    r.push(e.order_free);
-    r.push(e.nranks);
-    r.push(e.root);
-    r.push(uint64_t(e.elem));
-    r.push(e.cls);
-    r.push(e.algorithm);
-    r.push(e.predicted);
-    r.push(e.runner_up);
-    r.push(e.runner_up_predicted);
-    r.push(e.note);
-    rows.push(r);
+    r.push_back(coll_op_name(e.op));
+    r.push_back(e.order_free);
+    r.push_back(e.nranks);
+    r.push_back(e.root);
+    r.push_back(uint64_t(e.elem));
+    r.push_back(e.cls);
+    r.push_back(e.algorithm);
+    r.push_back(e.predicted);
+    r.push_back(e.runner_up);
+    r.push_back(e.runner_up_predicted);
+    r.push_back(e.note);
+    rows.push_back(r);
   }
   v["entries"] = rows;
   return v;
 }
 
 DecisionTable DecisionTable::from_json(const json::Value& v) {
-  if (!v.is_object() || !v.has("hetcoll_decision_table"))
+  if (!v.is_object() || !json::find(v, "hetcoll_decision_table"))
     throw InputError("not a hetcoll decision table (no \"hetcoll_decision_table\" field)");
-  if (v.at("hetcoll_decision_table").as_int("hetcoll_decision_table") != kFormat)
-    throw InputError(cat("decision table format ", v.at("hetcoll_decision_table").dump(), " is not ", kFormat));
+  if (json::as_int(json::at(v, "hetcoll_decision_table"), "hetcoll_decision_table") != kFormat)
+    throw InputError(cat("decision table format ", json::at(v, "hetcoll_decision_table").dump(), " is not ", kFormat));
   DecisionTable t;
-  t.version = v.at("version").as_string("version");
-  t.model = v.at("model").as_string("model");
-  const auto& cols = v.at("columns").as_array("columns");
+  t.version = json::as_string(json::at(v, "version"), "version");
+  t.model = json::as_string(json::at(v, "model"), "model");
+  const auto& cols = json::as_array(json::at(v, "columns"), "columns");
   if (cols.size() != kNumColumns) throw InputError(cat("decision table: ", cols.size(), " columns, expected ", kNumColumns));
   for (size_t i = 0; i < kNumColumns; ++i)
-    if (cols[i].as_string("column") != kColumns[i])
-      throw InputError(cat("decision table: column ", i + 1, " is '", cols[i].as_string("column"), "', expected '",
+    if (json::as_string(cols[i], "column") != kColumns[i])
+      throw InputError(cat("decision table: column ", i + 1, " is '", json::as_string(cols[i], "column"), "', expected '",
                            kColumns[i], "'"));
-  const auto& rows = v.at("entries").as_array("entries");
+  const auto& rows = json::as_array(json::at(v, "entries"), "entries");
   t.entries.reserve(rows.size());
   for (size_t k = 0; k < rows.size(); ++k) {
-    const auto& r = rows[k].as_array("entry");
+    const auto& r = json::as_array(rows[k], "entry");
     auto where = [&] { return cat("decision table entry ", k + 1); };
     if (r.size() != kNumColumns) throw InputError(cat(where(), ": ", r.size(), " fields, expected ", kNumColumns));
     TableEntry e;
-    e.op = coll_op_from_name(r[0].as_string("op"));
-    e.order_free = r[1].as_bool("order_free");
-    const int64_t p = r[2].as_int("ranks"), root = r[3].as_int("root"), elem = r[4].as_int("elem_size"),
-                  cls = r[5].as_int("size_class");
+    e.op = coll_op_from_name(json::as_string(r[0], "op"));
+    e.order_free = json::as_bool(r[1], "order_free");
+    const int64_t p = json::as_int(r[2], "ranks"), root = json::as_int(r[3], "root"), elem = json::as_int(r[4], "elem_size"),
+                  cls = json::as_int(r[5], "size_class");
     if (p < 1 || p > kMaxRanks) throw InputError(cat(where(), ": ranks ", p, " is not 1 to ", kMaxRanks));
     if (root < 0 || root >= p) throw InputError(cat(where(), ": root ", root, " is not a rank of ", p));
     if (elem < 1 || elem > (int64_t(1) << 30)) throw InputError(cat(where(), ": element size ", elem, " out of range"));
@@ -79,11 +79,11 @@ DecisionTable DecisionTable::from_json(const json::Value& v) {
     e.root = int(root);
     e.elem = uint32_t(elem);
     e.cls = int(cls);
-    e.algorithm = r[6].as_string("algorithm");
-    e.predicted = r[7].as_double("predicted");
-    e.runner_up = r[8].as_string("runner_up");
-    e.runner_up_predicted = r[9].as_double("runner_up_predicted");
-    e.note = r[10].as_string("note");
+    e.algorithm = json::as_string(r[6], "algorithm");
+    e.predicted = json::as_double(r[7], "predicted");
+    e.runner_up = json::as_string(r[8], "runner_up");
+    e.runner_up_predicted = json::as_double(r[9], "runner_up_predicted");
+    e.note = json::as_string(r[10], "note");
     if (!std::isfinite(e.predicted) || !std::isfinite(e.runner_up_predicted) || e.predicted < 0)
       throw InputError(cat(where(), ": predicted times must be finite"));
     if (e.algorithm != "native") {

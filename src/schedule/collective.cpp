@@ -30,13 +30,13 @@ std::vector<uint64_t> prefix(const std::vector<uint64_t>& counts) {
 
 json::Value uvec(const std::vector<uint64_t>& v) {
   json::Value a = json::Value::array();
-  for (auto x : v) a.push(json::Value(x));
+  for (auto x : v) a.push_back(json::Value(x));
   return a;
 }
 
 std::vector<uint64_t> uvec_from(const json::Value& v, const char* what) {
   std::vector<uint64_t> out;
-  for (auto& x : v.as_array(what)) out.push_back(x.as_uint(what));
+  for (auto& x : json::as_array(v, what)) out.push_back(json::as_uint(x, what));
   return out;
 }
 }  // namespace
@@ -329,19 +329,19 @@ json::Value Collective::to_json() const {
 
 Collective Collective::from_json(const json::Value& v) {
   Collective c;
-  c.op = coll_op_from_name(v.at("op").as_string("op"));
-  c.nranks = int(v.at("nranks").as_int("nranks"));
-  if (auto* r = v.find("root")) c.root = int(r->as_int("root"));
-  if (auto* e = v.find("elem_size")) c.elem_size = uint32_t(e->as_uint("elem_size"));
-  if (auto* n = v.find("count")) c.count = n->as_uint("count");
-  if (auto* o = v.find("order_free")) c.order_free = o->as_bool("order_free");
-  if (auto* o = v.find("in_place")) c.in_place = o->as_bool("in_place");
-  if (auto* x = v.find("counts")) c.counts = uvec_from(*x, "counts");
-  if (auto* x = v.find("displs")) c.displs = uvec_from(*x, "displs");
-  if (auto* x = v.find("sendcounts")) c.sendcounts = uvec_from(*x, "sendcounts");
-  if (auto* x = v.find("sdispls")) c.sdispls = uvec_from(*x, "sdispls");
-  if (auto* x = v.find("recvcounts")) c.recvcounts = uvec_from(*x, "recvcounts");
-  if (auto* x = v.find("rdispls")) c.rdispls = uvec_from(*x, "rdispls");
+  c.op = coll_op_from_name(json::as_string(json::at(v, "op"), "op"));
+  c.nranks = int(json::as_int(json::at(v, "nranks"), "nranks"));
+  if (auto* r = json::find(v, "root")) c.root = int(json::as_int(*r, "root"));
+  if (auto* e = json::find(v, "elem_size")) c.elem_size = uint32_t(json::as_uint(*e, "elem_size"));
+  if (auto* n = json::find(v, "count")) c.count = json::as_uint(*n, "count");
+  if (auto* o = json::find(v, "order_free")) c.order_free = json::as_bool(*o, "order_free");
+  if (auto* o = json::find(v, "in_place")) c.in_place = json::as_bool(*o, "in_place");
+  if (auto* x = json::find(v, "counts")) c.counts = uvec_from(*x, "counts");
+  if (auto* x = json::find(v, "displs")) c.displs = uvec_from(*x, "displs");
+  if (auto* x = json::find(v, "sendcounts")) c.sendcounts = uvec_from(*x, "sendcounts");
+  if (auto* x = json::find(v, "sdispls")) c.sdispls = uvec_from(*x, "sdispls");
+  if (auto* x = json::find(v, "recvcounts")) c.recvcounts = uvec_from(*x, "recvcounts");
+  if (auto* x = json::find(v, "rdispls")) c.rdispls = uvec_from(*x, "rdispls");
   c.check();
   return c;
 }

@@ -274,15 +274,15 @@ Schedule from_text(const std::string& text) {
 namespace {
 json::Value slice_json(const Slice& s) {
   json::Value a = json::Value::array();
-  a.push(buf_name(s.buf));
-  a.push(json::Value(s.off));
-  a.push(json::Value(s.len));
+  a.push_back(buf_name(s.buf));
+  a.push_back(json::Value(s.off));
+  a.push_back(json::Value(s.len));
   return a;
 }
 
 Slice slice_from(const json::Value& v, const char* what) {
-  if (v.size() != 3) throw InputError(cat(what, ": a slice is [buffer, offset, length]"));
-  return {buf_from_name(v[0].as_string(what)), v[1].as_uint(what), v[2].as_uint(what)};
+  if (!v.is_array() || v.size() != 3) throw InputError(cat(what, ": a slice is [buffer, offset, length]"));
+  return {buf_from_name(json::as_string(v[0], what)), json::as_uint(v[1], what), json::as_uint(v[2], what)};
 }
 }  // namespace
 
@@ -319,50 +319,50 @@ std::string to_json(const Schedule& s, int indent) {
       }
       if (o.dep_count) {
         json::Value d = json::Value::array();
-        for (auto* p = s.deps_begin(r, i); p != s.deps_end(r, i); ++p) d.push(json::Value(*p));
+        for (auto* p = s.deps_begin(r, i); p != s.deps_end(r, i); ++p) d.push_back(json::Value(*p));
         ov["after"] = d;
       }
-      ops.push(ov);
+      ops.push_back(ov);
     }
     rv["ops"] = ops;
-    ranks.push(rv);
+    ranks.push_back(rv);
   }
   v["ranks"] = ranks;
-  return v.dump(indent);
+  return json::write(v, indent);
 }
 
 Schedule from_json(const std::string& text) {
   json::Value v = json::parse(text);
-  if (!v.has("format") || v.at("format").as_string("format") != "hetcoll-schedule")
+  if (!json::find(v, "format") || json::as_string(json::at(v, "format"), "format") != "hetcoll-schedule")
     throw InputError("not a hetcoll schedule (missing \"format\": \"hetcoll-schedule\")");
-  if (v.at("version").as_int("version") != 1)
-    throw InputError(cat("unsupported schedule version ", v.at("version").as_int("version")));
-  Collective coll = Collective::from_json(v.at("collective"));
-  auto& ranks = v.at("ranks").as_array("ranks");
+  if (json::as_int(json::at(v, "version"), "version") != 1)
+    throw InputError(cat("unsupported schedule version ", json::as_int(json::at(v, "version"), "version")));
+  Collective coll = Collective::from_json(json::at(v, "collective"));
+  auto& ranks = json::as_array(json::at(v, "ranks"), "ranks");
   if (int(ranks.size()) != coll.nranks)
     throw InputError(cat("schedule lists ", ranks.size(), " ranks for a group of ", coll.nranks));
   std::vector<std::vector<Op>> ops(ranks.size());
   std::vector<std::vector<std::vector<uint32_t>>> deps(ranks.size());
   std::vector<uint64_t> tmp(ranks.size());
   for (size_t r = 0; r < ranks.size(); ++r) {
-    tmp[r] = ranks[r].at("tmp").as_uint("tmp");
-    for (auto& ov : ranks[r].at("ops").as_array("ops")) {
+    tmp[r] = json::as_uint(json::at(ranks[r], "tmp"), "tmp");
+    for (auto& ov : json::as_array(json::at(ranks[r], "ops"), "ops")) {
       Op o;
-      const std::string& kind = ov.at("op").as_string("op");
+      const std::string& kind = json::as_string(json::at(ov, "op"), "op");
       if (kind == "send") {
         o.kind = OpKind::send;
-        o.peer = int32_t(ov.at("to").as_int("to"));
-        if (auto* sr = ov.find("serial")) o.serial = sr->as_bool("serial");
-        Slice s = slice_from(ov.at("src"), "src");
+        o.peer = int32_t(json::as_int(json::at(ov, "to"), "to"));
+        if (auto* sr = json::find(ov, "serial")) o.serial = json::as_bool(*sr, "serial");
+        Slice s = slice_from(json::at(ov, "src"), "src");
         o.buf = s.buf; o.off = s.off; o.len = s.len;
       } else if (kind == "recv") {
         o.kind = OpKind::recv;
-        o.peer = int32_t(ov.at("from").as_int("from"));
-        Slice s = slice_from(ov.at("dst"), "dst");
+        o.peer = int32_t(json::as_int(json::at(ov, "from"), "from"));
+        Slice s = slice_from(json::at(ov, "dst"), "dst");
         o.buf = s.buf; o.off = s.off; o.len = s.len;
       } else if (kind == "reduce" || kind == "copy") {
         o.kind = kind == "reduce" ? OpKind::reduce : OpKind::copy;
-        Slice d = slice_from(ov.at("dst"), "dst"), s = slice_from(ov.at("src"), "src");
+        Slice d = slice_from(json::at(ov, "dst"), "dst"), s = slice_from(json::at(ov, "src"), "src");
         if (d.len != s.len) throw InputError(cat("rank ", r, ": ", kind, " source and destination differ in length"));
         o.buf = d.buf; o.off = d.off; o.len = d.len;
         o.src_buf = s.buf; o.src_off = s.off;
@@ -370,13 +370,13 @@ Schedule from_json(const std::string& text) {
         throw InputError(cat("rank ", r, ": unknown op '", kind, "' (send, recv, reduce, copy)"));
       }
       std::vector<uint32_t> d;
-      if (auto* a = ov.find("after"))
-        for (auto& x : a->as_array("after")) d.push_back(uint32_t(x.as_uint("after")));
+      if (auto* a = json::find(ov, "after"))
+        for (auto& x : json::as_array(*a, "after")) d.push_back(uint32_t(json::as_uint(x, "after")));
       ops[r].push_back(o);
       deps[r].push_back(std::move(d));
     }
   }
-  return schedule_from_parts(coll, v.at("algorithm").as_string("algorithm"), std::move(ops), std::move(deps),
+  return schedule_from_parts(coll, json::as_string(json::at(v, "algorithm"), "algorithm"), std::move(ops), std::move(deps),
                              std::move(tmp));
 }
 
