@@ -1,6 +1,7 @@
 #include "util/json.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <vector>
 
@@ -36,6 +37,22 @@ std::string where(const std::string& text, size_t at) {
     else ++col;
   }
   return cat("line ", line, ", column ", col);
+}
+
+// A message safe to print: bytes outside printable ASCII as \xNN (the
+// text parsed may be anything, and its bytes end up in nlohmann's words).
+std::string printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", c);
+      out += b;
+    }
+  }
+  return out;
 }
 
 bool scalar(const Value& v) { return !v.is_array() && !v.is_object(); }
@@ -96,11 +113,25 @@ Value parse(const std::string& text, size_t max_depth) {
   try {
     v = Value::parse(text, check, true, false);
   } catch (const nlohmann::json::parse_error& e) {
-    std::string what = e.what();
+    // The byte nlohmann stopped at, as the earlier reader named it.
+    const size_t at = e.byte ? e.byte - 1 : 0;
+    std::string what;
+    if (at >= text.size()) {
+      what = "unexpected end of input";
+    } else {
+      const unsigned char c = static_cast<unsigned char>(text[at]);
+      what = c >= 0x20 && c < 0x7f ? cat("unexpected character '", char(c), "'") : cat("unexpected byte ", int(c));
+    }
+    std::string detail = e.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..."
-    const size_t colon = what.find(": ", what.find("parse error"));
-    throw InputError(cat("JSON: ", where(text, e.byte ? e.byte - 1 : 0), ": ",
-                         colon == std::string::npos ? what : what.substr(colon + 2)));
+    const size_t colon = detail.find(": ", detail.find("parse error"));
+    if (colon != std::string::npos) detail = detail.substr(colon + 2);
+    throw InputError(cat("JSON: ", where(text, at), ": ", what, " (", printable(detail), ")"));
+  } catch (const nlohmann::json::exception& e) {  // a number out of range, text that is not UTF-8
+    std::string detail = e.what();
+    const size_t close = detail.find("] ");
+    if (close != std::string::npos) detail = detail.substr(close + 2);
+    throw InputError(cat("JSON: ", e.id == 406 ? "a number out of range (" : "(", printable(detail), ")"));
   }
   if (!problem.empty()) throw InputError(cat("JSON: ", problem));
   return v;

@@ -137,10 +137,13 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, args, message):
     ('{"model": "postal", "lambda": [[0, 1e9]]}', "more than hetcoll plans for"),
     ('{"model": "loggp", "L": 1, "os": 1, "or": 1, "g": 1, "G": NaN}', "unexpected character 'N'"),
     ('{"model": "hockney", "alpha": 1e-6, "beta": 1e-9', "JSON"),
+    ('{"model": "hockney", "alpha": 1e-6, "alpha": 1e-9, "beta": 1e-9}', "duplicate key 'alpha'"),
+    ('{"model": "hockney\xff", "alpha": 1e-6, "beta": 1e-9}', "unexpected byte 255"),
+    ("[" * 5000 + "]" * 5000, "nesting too deep"),
 ])
 def test_hostile_model_files_are_refused(run_cli, tmp_path, text, message):
     f = tmp_path / "model.json"
-    f.write_text(text)
+    f.write_bytes(text.encode("latin-1"))
     code, out, err = run_cli("plan", "bcast", "-n", "4", "-m", f"file:{f}", "--json")
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert message in err
