@@ -18,6 +18,11 @@ int main() {
     std::vector<int> ranks = m->ranks() ? std::vector<int>{m->ranks()} : std::vector<int>{3, 8, 13, 48};
     std::vector<CollOp> cops;
     for (CollOp o : ops) if (counts_known_everywhere(o)) cops.push_back(o);
-    std::printf("%s\n%s\n", spec, build_decision_table(m, ranks, cops, uint64_t(1) << 20, {1, 8}).to_json().dump(1).c_str());
+    std::printf("%s\n", spec);
+    // One line a decision, written here (not by the JSON writer, which may differ between versions).
+    for (const TableEntry& e : build_decision_table(m, ranks, cops, uint64_t(1) << 20, {1, 8}).entries)
+      std::printf("  [%s %d %d %d %u %d] %s %.17g | %s %.17g | %s\n", coll_op_name(e.op), int(e.order_free), e.nranks,
+                  e.root, e.elem, e.cls, e.algorithm.c_str(), e.predicted, e.runner_up.c_str(), e.runner_up_predicted,
+                  e.note.c_str());
   }
 }
