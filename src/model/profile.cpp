@@ -139,6 +139,161 @@ PostalFit read_fit(const Reader& r) {
   return f;
 }
 
+// The profile's fields, described once: each with its key, where it lives,
+// its kind and the range a reader accepts (a bound that depends on what was
+// read before — the hosts, the subnets — as a function of the profile).
+// write_fields and read_fields go through the same tables, so a field is
+// added in one line (docs/architecture.md: a profile field).
+template <class T>
+struct Field {
+  const char* key;
+  double T::*real = nullptr;
+  int T::*whole = nullptr;
+  uint64_t T::*big = nullptr;
+  std::string T::*text = nullptr;
+  bool T::*flag = nullptr;
+  Measure T::*measure = nullptr;
+  double lo = 0, hi = 0;                          // numbers: the range; text: the longest
+  double (*hi_of)(const Profile&) = nullptr;      // the range's top, from what was read before
+  bool optional = false;                          // absent in profiles older than it: left as it is
+};
+template <class T>
+Field<T> real(const char* key, double T::*m, double lo, double hi, bool optional = false) {
+  Field<T> f{key};
+  f.real = m, f.lo = lo, f.hi = hi, f.optional = optional;
+  return f;
+}
+template <class T>
+Field<T> whole(const char* key, int T::*m, double lo, double hi, double (*hi_of)(const Profile&) = nullptr) {
+  Field<T> f{key};
+  f.whole = m, f.lo = lo, f.hi = hi, f.hi_of = hi_of;
+  return f;
+}
+template <class T>
+Field<T> big(const char* key, uint64_t T::*m, double lo, double hi) {
+  Field<T> f{key};
+  f.big = m, f.lo = lo, f.hi = hi;
+  return f;
+}
+template <class T>
+Field<T> text(const char* key, std::string T::*m, size_t longest, bool optional = false) {
+  Field<T> f{key};
+  f.text = m, f.hi = double(longest), f.optional = optional;
+  return f;
+}
+template <class T>
+Field<T> flag(const char* key, bool T::*m) {
+  Field<T> f{key};
+  f.flag = m;
+  return f;
+}
+template <class T>
+Field<T> measure(const char* key, Measure T::*m, double hi) {
+  Field<T> f{key};
+  f.measure = m, f.hi = hi;
+  return f;
+}
+
+template <class T>
+void write_fields(ojson& o, const T& x, const std::vector<Field<T>>& fields) {
+  for (const Field<T>& f : fields) {
+    if (f.real) o[f.key] = x.*f.real;
+    else if (f.whole) o[f.key] = x.*f.whole;
+    else if (f.big) o[f.key] = x.*f.big;
+    else if (f.text) o[f.key] = x.*f.text;
+    else if (f.flag) o[f.key] = x.*f.flag;
+    else o[f.key] = measure_json(x.*f.measure);
+  }
+}
+
+template <class T>
+void read_fields(const Reader& r, T& x, const std::vector<Field<T>>& fields, const Profile& p) {
+  for (const Field<T>& f : fields) {
+    if (f.optional && !r.has(f.key)) continue;
+    const Reader v = r.at(f.key);
+    const double hi = f.hi_of ? f.hi_of(p) : f.hi;
+    if (f.real) x.*f.real = v.num(f.lo, hi);
+    else if (f.whole) x.*f.whole = int(v.integer(int64_t(f.lo), int64_t(hi)));
+    else if (f.big) x.*f.big = uint64_t(v.integer(int64_t(f.lo), int64_t(hi)));
+    else if (f.text) x.*f.text = v.str(size_t(hi));
+    else if (f.flag) x.*f.flag = v.boolean();
+    else x.*f.measure = v.measure(hi);
+  }
+}
+
+// Bounds from what was read before.
+double last_host(const Profile& p) { return double(p.hosts.size()) - 1; }
+double host_count(const Profile& p) { return double(p.hosts.size()); }
+double last_subnet(const Profile& p) { return double(p.subnet_count) - 1; }
+
+const std::vector<Field<Profile>>& measured_fields() {  // "measured", before its "phases"
+  static const std::vector<Field<Profile>> f = {
+      text("created", &Profile::created, 1024),       text("tool", &Profile::tool, 1024),
+      text("mpi", &Profile::mpi, 4096),               text("mode", &Profile::mode, 1024),
+      whole("ranks", &Profile::ranks, 1, double(kMaxProfileRanks)),
+      whole("repeats", &Profile::repeats, 0, 1 << 20),
+      real("budget_s", &Profile::budget, 0, 1e9),     real("seconds", &Profile::seconds, 0, 1e9),
+      flag("budget_exhausted", &Profile::budget_exhausted)};
+  return f;
+}
+const std::vector<Field<Profile>>& message_fields() {  // "measured", after its "phases"
+  static const std::vector<Field<Profile>> f = {big("small_bytes", &Profile::small_bytes, 0, double(int64_t(1) << 40)),
+                                                big("large_bytes", &Profile::large_bytes, 1, double(int64_t(1) << 40))};
+  return f;
+}
+const std::vector<Field<HostProfile>>& host_fields() {  // after "name" and "ranks"
+  static const std::vector<Field<HostProfile>> f = {
+      whole("subnet", &HostProfile::subnet, 0, 0, last_host),
+      measure("Sc", &HostProfile::Sc, kMaxSeconds),   real("Sm", &HostProfile::Sm, 0, kMaxPerByte),
+      measure("Rc", &HostProfile::Rc, kMaxSeconds),   real("Rm", &HostProfile::Rm, 0, kMaxPerByte),
+      real("gamma", &HostProfile::gamma, 0, kMaxPerByte), real("copy", &HostProfile::copy, 0, kMaxPerByte)};
+  return f;
+}
+const std::vector<Field<Profile>>& subnet_fields() {
+  static const std::vector<Field<Profile>> f = {real("threshold", &Profile::subnet_threshold, 0, 10),
+                                                whole("count", &Profile::subnet_count, 1, 0, host_count),
+                                                real("gap", &Profile::subnet_gap, 0, 1e12)};
+  return f;
+}
+const std::vector<Field<Profile::Backplane>>& backplane_fields() {
+  using B = Profile::Backplane;
+  static const std::vector<Field<B>> f = {whole("flows", &B::flows, 1, 0, host_count),
+                                          real("aggregate", &B::aggregate, 0, kMaxBandwidth),
+                                          real("expected", &B::expected, 0, kMaxBandwidth),
+                                          real("bandwidth", &B::bandwidth, 0, kMaxBandwidth)};
+  return f;
+}
+const std::vector<Field<PairClass>>& class_fields() {
+  static const std::vector<Field<PairClass>> f = {
+      text("name", &PairClass::name, 256),
+      whole("a", &PairClass::a, -1, 0, last_subnet),
+      whole("b", &PairClass::b, -1, 0, last_subnet),
+      whole("pairs", &PairClass::pairs, 0, double(int64_t(kMaxProfileRanks) * int64_t(kMaxProfileRanks))),
+      real("latency", &PairClass::latency, 0, kMaxSeconds),
+      real("bandwidth", &PairClass::bandwidth, 1e-300, kMaxBandwidth),
+      real("bandwidth_alone", &PairClass::bandwidth_alone, 0, kMaxBandwidth),
+      real("slowdown", &PairClass::slowdown, 0, 1e9),
+      // Absent in profiles written before the probe measured them: not measured.
+      real("bandwidth_both_ways", &PairClass::bandwidth_both_ways, 0, kMaxBandwidth, true),
+      real("bandwidth_same_pair", &PairClass::bandwidth_same_pair, 0, kMaxBandwidth, true),
+      real("alpha", &PairClass::alpha, 0, kMaxSeconds),
+      real("beta", &PairClass::beta, 0, kMaxPerByte),
+      real("Xc", &PairClass::Xc, 0, kMaxSeconds),
+      real("Xm", &PairClass::Xm, 0, kMaxPerByte)};
+  return f;
+}
+const std::vector<Field<TunedEntry>>& tuned_entry_fields() {  // before "times"
+  static const std::vector<Field<TunedEntry>> f = {
+      text("op", &TunedEntry::op, 64),
+      big("bytes", &TunedEntry::bytes, 0, double(int64_t(1) << 62)),
+      whole("class_lo", &TunedEntry::class_lo, 0, 1 << 10),
+      whole("class_hi", &TunedEntry::class_hi, 0, 1 << 10),
+      text("winner", &TunedEntry::winner, 256),
+      // Absent in profiles tuned before it was recorded: Fig. 2.
+      text("timing", &TunedEntry::timing, 64, true)};
+  return f;
+}
+
 }  // namespace
 
 std::string profile_to_json(const Profile& p) {
@@ -146,33 +301,18 @@ std::string profile_to_json(const Profile& p) {
   o["format"] = kProfileFormat;
   o["version"] = p.version;
   ojson m;
-  m["created"] = p.created;
-  m["tool"] = p.tool;
-  m["mpi"] = p.mpi;
-  m["mode"] = p.mode;
-  m["ranks"] = p.ranks;
-  m["repeats"] = p.repeats;
-  m["budget_s"] = p.budget;
-  m["seconds"] = p.seconds;
-  m["budget_exhausted"] = p.budget_exhausted;
+  write_fields(m, p, measured_fields());
   ojson phases = ojson::object();
   for (const auto& [name, s] : p.phases) phases[name] = s;
   m["phases"] = phases;
-  m["small_bytes"] = p.small_bytes;
-  m["large_bytes"] = p.large_bytes;
+  write_fields(m, p, message_fields());
   o["measured"] = m;
   ojson hosts = ojson::array();
   for (const HostProfile& h : p.hosts) {
     ojson x;
     x["name"] = h.name;
     x["ranks"] = h.ranks;
-    x["subnet"] = h.subnet;
-    x["Sc"] = measure_json(h.Sc);
-    x["Sm"] = h.Sm;
-    x["Rc"] = measure_json(h.Rc);
-    x["Rm"] = h.Rm;
-    x["gamma"] = h.gamma;
-    x["copy"] = h.copy;
+    write_fields(x, h, host_fields());
     hosts.push_back(std::move(x));
   }
   o["hosts"] = std::move(hosts);
@@ -188,9 +328,7 @@ std::string profile_to_json(const Profile& p) {
   pairs["large_median"] = flat(p.large, false);
   o["pairs"] = std::move(pairs);
   ojson sub;
-  sub["threshold"] = p.subnet_threshold;
-  sub["count"] = p.subnet_count;
-  sub["gap"] = p.subnet_gap;
+  write_fields(sub, p, subnet_fields());
   o["subnets"] = sub;
   ojson ring;
   ring["hosts"] = p.ring;
@@ -198,29 +336,13 @@ std::string profile_to_json(const Profile& p) {
   o["ring"] = ring;
   if (p.backplane.flows > 0) {
     ojson bp;
-    bp["flows"] = p.backplane.flows;
-    bp["aggregate"] = p.backplane.aggregate;
-    bp["expected"] = p.backplane.expected;
-    bp["bandwidth"] = p.backplane.bandwidth;
+    write_fields(bp, p.backplane, backplane_fields());
     o["backplane"] = bp;
   }
   ojson classes = ojson::array();
   for (const PairClass& c : p.classes) {
     ojson x;
-    x["name"] = c.name;
-    x["a"] = c.a;
-    x["b"] = c.b;
-    x["pairs"] = c.pairs;
-    x["latency"] = c.latency;
-    x["bandwidth"] = c.bandwidth;
-    x["bandwidth_alone"] = c.bandwidth_alone;
-    x["slowdown"] = c.slowdown;
-    x["bandwidth_both_ways"] = c.bandwidth_both_ways;
-    x["bandwidth_same_pair"] = c.bandwidth_same_pair;
-    x["alpha"] = c.alpha;
-    x["beta"] = c.beta;
-    x["Xc"] = c.Xc;
-    x["Xm"] = c.Xm;
+    write_fields(x, c, class_fields());
     classes.push_back(std::move(x));
   }
   o["classes"] = std::move(classes);
@@ -261,12 +383,7 @@ std::string profile_to_json(const Profile& p) {
     ojson entries = ojson::array();
     for (const TunedEntry& e : t.entries) {
       ojson y;
-      y["op"] = e.op;
-      y["bytes"] = e.bytes;
-      y["class_lo"] = e.class_lo;
-      y["class_hi"] = e.class_hi;
-      y["winner"] = e.winner;
-      y["timing"] = e.timing;
+      write_fields(y, e, tuned_entry_fields());
       ojson times = ojson::array();
       for (const TunedTime& tt : e.times) {
         ojson z;
@@ -318,17 +435,9 @@ void read_measured(const Reader& r, Profile& p) {
     throw InputError(cat("profile: schema version ", version, " is not one this hetcoll reads (", kProfileVersion,
                          "); probe again with this version"));
   Reader m = r.at("measured");
-  p.created = m.at("created").str();
-  p.tool = m.at("tool").str();
-  p.mpi = m.at("mpi").str(4096);
-  p.mode = m.at("mode").str();
+  read_fields(m, p, measured_fields(), p);
   if (p.mode != "concurrent" && p.mode != "sequential")
     throw InputError(cat("profile: measured.mode '", p.mode, "' is not concurrent or sequential"));
-  p.ranks = int(m.at("ranks").integer(1, int64_t(kMaxProfileRanks)));
-  p.repeats = int(m.at("repeats").integer(0, 1 << 20));
-  p.budget = m.at("budget_s").num(0, 1e9);
-  p.seconds = m.at("seconds").num(0, 1e9);
-  p.budget_exhausted = m.at("budget_exhausted").boolean();
   if (m.has("phases")) {
     Reader ph = m.at("phases");
     if (!ph.j.is_object() || ph.j.size() > 64) throw InputError("profile: measured.phases is not an object of at most 64 phases");
@@ -337,8 +446,7 @@ void read_measured(const Reader& r, Profile& p) {
       p.phases.emplace_back(it.key(), Reader{it.value(), "profile.measured.phases." + it.key()}.num(0, 1e9));
     }
   }
-  p.small_bytes = uint64_t(m.at("small_bytes").integer(0, int64_t(1) << 40));
-  p.large_bytes = uint64_t(m.at("large_bytes").integer(1, int64_t(1) << 40));
+  read_fields(m, p, message_fields(), p);
 }
 
 // "hosts": names, ranks, subnets and Banikazemi's per-host costs; their number.
@@ -364,13 +472,7 @@ size_t read_hosts(const Reader& r, Profile& p) {
       rank_seen[size_t(v)] = true;
       x.ranks.push_back(v);
     }
-    x.subnet = int(h.at("subnet").integer(0, int64_t(n) - 1));
-    x.Sc = h.at("Sc").measure(kMaxSeconds);
-    x.Rc = h.at("Rc").measure(kMaxSeconds);
-    x.Sm = h.at("Sm").num(0, kMaxPerByte);
-    x.Rm = h.at("Rm").num(0, kMaxPerByte);
-    x.gamma = h.at("gamma").num(0, kMaxPerByte);
-    x.copy = h.at("copy").num(0, kMaxPerByte);
+    read_fields(h, x, host_fields(), p);
   }
   for (size_t k = 0; k < rank_seen.size(); ++k)
     if (!rank_seen[k]) throw InputError(cat("profile: rank ", k, " of measured.ranks is on no host"));
@@ -379,10 +481,7 @@ size_t read_hosts(const Reader& r, Profile& p) {
 
 // "subnets", "ring" and "backplane".
 void read_structure(const Reader& r, Profile& p, size_t n) {
-  Reader sub = r.at("subnets");
-  p.subnet_threshold = sub.at("threshold").num(0, 10);
-  p.subnet_count = int(sub.at("count").integer(1, int64_t(n)));
-  p.subnet_gap = sub.at("gap").num(0, 1e12);
+  read_fields(r.at("subnets"), p, subnet_fields(), p);
   std::vector<bool> used(size_t(p.subnet_count), false);
   for (const HostProfile& h : p.hosts) {
     if (h.subnet >= p.subnet_count)
@@ -404,11 +503,7 @@ void read_structure(const Reader& r, Profile& p, size_t n) {
   }
   p.ring_crossings = int(ring.at("crossings").integer(0, int64_t(n)));
   if (r.has("backplane")) {  // absent from profiles written before the probe measured it
-    Reader bp = r.at("backplane");
-    p.backplane.flows = int(bp.at("flows").integer(1, int64_t(n)));
-    p.backplane.aggregate = bp.at("aggregate").num(0, kMaxBandwidth);
-    p.backplane.expected = bp.at("expected").num(0, kMaxBandwidth);
-    p.backplane.bandwidth = bp.at("bandwidth").num(0, kMaxBandwidth);
+    read_fields(r.at("backplane"), p.backplane, backplane_fields(), p);
   }
 }
 
@@ -440,25 +535,11 @@ void read_classes(const Reader& r, Profile& p, size_t n) {
   for (size_t i = 0; i < nc; ++i) {
     Reader c = classes[i];
     PairClass x;
-    x.name = c.at("name").str(256);
-    x.a = int(c.at("a").integer(-1, p.subnet_count - 1));
-    x.b = int(c.at("b").integer(-1, p.subnet_count - 1));
+    read_fields(c, x, class_fields(), p);
     if ((x.a < 0) != (x.b < 0) || x.a > x.b)
       throw InputError(cat("profile: ", c.path, ": subnets (", x.a, ", ", x.b, ") are not a class"));
     for (const PairClass& y : p.classes)
       if (y.a == x.a && y.b == x.b) throw InputError(cat("profile: class '", x.name, "' appears twice"));
-    x.pairs = int(c.at("pairs").integer(0, int64_t(kMaxProfileRanks) * int64_t(kMaxProfileRanks)));
-    x.latency = c.at("latency").num(0, kMaxSeconds);
-    x.bandwidth = c.at("bandwidth").num(1e-300, kMaxBandwidth);
-    x.bandwidth_alone = c.at("bandwidth_alone").num(0, kMaxBandwidth);
-    x.slowdown = c.at("slowdown").num(0, 1e9);
-    // Absent in profiles written before the probe measured it: not measured.
-    if (c.has("bandwidth_both_ways")) x.bandwidth_both_ways = c.at("bandwidth_both_ways").num(0, kMaxBandwidth);
-    if (c.has("bandwidth_same_pair")) x.bandwidth_same_pair = c.at("bandwidth_same_pair").num(0, kMaxBandwidth);
-    x.alpha = c.at("alpha").num(0, kMaxSeconds);
-    x.beta = c.at("beta").num(0, kMaxPerByte);
-    x.Xc = c.at("Xc").num(0, kMaxSeconds);
-    x.Xm = c.at("Xm").num(0, kMaxPerByte);
     p.classes.push_back(std::move(x));
   }
   // Every pair of hosts needs its class.
@@ -529,19 +610,12 @@ void read_tuned(const Reader& r, Profile& p, size_t n) {
       for (size_t k = 0; k < ne; ++k) {
         Reader e = es[k];
         TunedEntry y;
-        y.op = e.at("op").str(64);
-        y.bytes = uint64_t(e.at("bytes").integer(0, int64_t(1) << 62));
-        y.class_lo = int(e.at("class_lo").integer(0, 1 << 10));
-        y.class_hi = int(e.at("class_hi").integer(0, 1 << 10));
+        read_fields(e, y, tuned_entry_fields(), p);
         if (y.class_hi <= y.class_lo)
           throw InputError(cat("profile: ", e.path, ": size classes [", y.class_lo, ", ", y.class_hi, ") are empty"));
-        y.winner = e.at("winner").str(256);
-        if (e.has("timing")) {  // absent in profiles tuned before it was recorded: Fig. 2
-          y.timing = e.at("timing").str(64);
-          if (y.timing != "Fig. 2" && y.timing != "synchronized start")
-            throw InputError(cat("profile: ", e.path, ".timing: '", y.timing,
-                                 "' is not \"Fig. 2\" or \"synchronized start\""));
-        }
+        if (y.timing != "Fig. 2" && y.timing != "synchronized start")
+          throw InputError(cat("profile: ", e.path, ".timing: '", y.timing,
+                               "' is not \"Fig. 2\" or \"synchronized start\""));
         Reader ts = e.at("times");
         const size_t nx = ts.size(16);
         bool winner_timed = false;
