@@ -106,7 +106,7 @@ Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
 
 uint64_t key_of(const Collective& c) {
   uint64_t h = kFnvOffset;
-  auto mix = [&](uint64_t x) { h = fnv1a_u64(x, h); };
+  auto mix = [&](uint64_t x) { h = mix_word(h, x); };
   mix(uint64_t(c.op));
   mix(uint64_t(uint32_t(c.nranks)));
   mix(uint64_t(uint32_t(c.root)));

@@ -282,6 +282,11 @@ const std::vector<Field<PairClass>>& class_fields() {
       real("Xm", &PairClass::Xm, 0, kMaxPerByte)};
   return f;
 }
+const std::vector<Field<ReduceRate>>& reduction_fields() {
+  static const std::vector<Field<ReduceRate>> f = {text("op", &ReduceRate::op, 32), text("type", &ReduceRate::type, 32),
+                                                   measure("gamma", &ReduceRate::gamma, kMaxPerByte)};
+  return f;
+}
 const std::vector<Field<TunedEntry>>& tuned_entry_fields() {  // before "times"
   static const std::vector<Field<TunedEntry>> f = {
       text("op", &TunedEntry::op, 64),
@@ -349,9 +354,7 @@ std::string profile_to_json(const Profile& p) {
   ojson reds = ojson::array();
   for (const ReduceRate& r : p.reductions) {
     ojson x;
-    x["op"] = r.op;
-    x["type"] = r.type;
-    x["gamma"] = measure_json(r.gamma);
+    write_fields(x, r, reduction_fields());
     reds.push_back(std::move(x));
   }
   o["reductions"] = std::move(reds);
@@ -562,8 +565,8 @@ void read_classes(const Reader& r, Profile& p, size_t n) {
 void read_rates(const Reader& r, Profile& p) {
   Reader reds = r.at("reductions");
   const size_t nred = reds.size(1024);
-  for (size_t i = 0; i < nred; ++i)
-    p.reductions.push_back({reds[i].at("op").str(32), reds[i].at("type").str(32), reds[i].at("gamma").measure(kMaxPerByte)});
+  p.reductions.resize(nred);
+  for (size_t i = 0; i < nred; ++i) read_fields(reds[i], p.reductions[i], reduction_fields(), p);
 
   Reader lam = r.at("lambda");
   const size_t nl = lam.size(256);

@@ -24,6 +24,11 @@ inline uint64_t fnv1a_word(uint64_t x, int bytes, uint64_t h = kFnvOffset) {
 inline uint64_t fnv1a_u64(uint64_t x, uint64_t h = kFnvOffset) { return fnv1a_word(x, 8, h); }
 inline uint64_t fnv1a_u32(uint32_t x, uint64_t h = kFnvOffset) { return fnv1a_word(x, 4, h); }
 
+// A 64-bit word folded into an in-process key in one step (a cache key
+// computed on every call: one multiply a word, not eight; not a digest to
+// compare across machines — use fnv1a_u64 for that).
+inline uint64_t mix_word(uint64_t h, uint64_t x) { return (h ^ x) * kFnvPrime + (h >> 31); }
+
 // A digest built by parts.
 struct Fnv {
   uint64_t h = kFnvOffset;
