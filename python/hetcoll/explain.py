@@ -30,7 +30,7 @@ def explain_rows(candidates, model, n_bytes):
         else:
             lat, bw, cp = (format_time(c[k], unit) for k in ("latency", "bandwidth", "compute"))
         rows.append([str(i), c["algorithm"], format_time(c["predicted"], unit), lat, bw, cp,
-                     str(c["messages"]) if 0 < c["messages"] < 1 << 63 else "-", "closed form" if c["closed_form"] else "phases simulated" if c.get("from_parts") else "estimated" if c.get("estimated") else "simulated"])
+                     str(c["messages"]) if 0 < c["messages"] < 1 << 63 else "-", how(c)])
     return rows
 
 
@@ -40,6 +40,25 @@ def format_table(header, rows):
     for r in rows:
         out.append("  ".join(v.ljust(w) if j == 1 else v.rjust(w) for j, (v, w) in enumerate(zip(r, widths))))
     return out
+
+
+def how(c):
+    """How a candidate was priced (the explain table's last column)."""
+    if c["closed_form"]:
+        return "closed form"
+    if c.get("from_parts"):
+        return "phases simulated"
+    if c.get("holds"):
+        return "rounds"
+    if c.get("estimated"):
+        return "estimated"
+    return "simulated"
+
+
+HOW = ("how: simulated = the schedule run on the model; closed form = the paper's exact formula; "
+       "rounds = not simulated, its rounds priced on the model itself, links shared (or a postal tree's exact formula); "
+       "phases simulated = a composite priced by its phases; "
+       "estimated = a rough α-β price, ranked after every candidate priced otherwise")
 
 
 def explain_lines(candidates, model, n_bytes):
@@ -54,4 +73,5 @@ def explain_lines(candidates, model, n_bytes):
                      "compute = combining and copying, along the critical path")
     header = ["#", "algorithm", "predicted", "latency", "bandwidth", "compute", "messages", "how"]
     lines += format_table(header, explain_rows(candidates, model, n_bytes))
+    lines.append(HOW)
     return lines

@@ -72,6 +72,26 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 std::vector<std::string> variants(const Collective&, const MachineModel&) {
   return {"bruck_allgather[k=2]", "bruck_allgather[k=3]", "bruck_allgather[k=4]"};
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const int p = ctx.coll.nranks;
+  const int k = radix(ctx);
+  const Blocks blocks = coll_blocks(ctx.coll);
+  if (has_empty_block(blocks)) return {};
+  uint64_t total = 0;
+  for (uint64_t l : blocks.len) total += l;
+  const uint64_t bl = largest_block(blocks);
+  std::vector<Round> v{local_round(bl)};
+  // Each round's k-1 messages (to r - j·d) leave one after another.
+  for (int64_t d = 1; d < p; d *= k) {
+    const int fan = int(std::min<int64_t>(k - 1, (p - 1) / d));
+    Round r = shift_round(p, int(p - d), bl * uint64_t(std::min<int64_t>(d, p - d)), 0, 1);
+    r.fan = fan;
+    r.stride = int(p - d);
+    v.push_back(r);
+  }
+  v.push_back(local_round(total));
+  return v;
+}
 }  // namespace
 
 Algorithm bruck_allgather_algorithm() {
@@ -85,6 +105,7 @@ Algorithm bruck_allgather_algorithm() {
   a.source = "Bruck, Ho, Kipnis, Upfal, Weathersby 1997";
   a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix: k-1 blocks go out in each of the ceil(log_k p) steps"}};
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   a.variants = variants;
   return a;

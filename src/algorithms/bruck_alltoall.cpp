@@ -86,6 +86,33 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 std::vector<std::string> variants(const Collective&, const MachineModel&) {
   return {"bruck_alltoall[k=2]", "bruck_alltoall[k=4]"};
 }
+// Per round (d = 1, k, k², …) and digit j, the blocks whose digit is j go
+// to r + j·d, packed and unpacked; the k-1 messages leave one after another.
+std::vector<Round> rounds(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks, k = radix(ctx);
+  const uint64_t bl = uniform_a2a_block(c);
+  if (bl == 0 || p < 2) return {};
+  std::vector<Round> v{local_round(bl * uint64_t(p))};
+  for (int64_t d = 1; d < p; d *= k) {
+    uint64_t most = 0;  // blocks of the largest digit set
+    for (int j = 1; j < k; ++j) {
+      uint64_t n = 0;
+      for (int i = 0; i < p; ++i) n += (i / d) % k == j;
+      most = std::max(most, n);
+    }
+    if (!most) continue;
+    const int fan = int(std::min<int64_t>(k - 1, (p - 1) / d));
+    Round r = shift_round(p, int(d), bl * most, 0, 1);
+    r.fan = fan;
+    r.stride = int(d);
+    v.push_back(local_round(bl * most * uint64_t(fan)));  // packed
+    v.push_back(r);
+    v.push_back(local_round(bl * most * uint64_t(fan)));  // unpacked
+  }
+  v.push_back(local_round(bl * uint64_t(p)));
+  return v;
+}
 }  // namespace
 
 Algorithm bruck_alltoall_algorithm() {
@@ -99,6 +126,7 @@ Algorithm bruck_alltoall_algorithm() {
   a.source = "Bruck, Ho, Kipnis, Upfal, Weathersby 1997";
   a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix of the digit-wise exchange"}};
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   a.variants = variants;
   return a;

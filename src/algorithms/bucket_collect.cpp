@@ -33,6 +33,13 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   t.messages = uint64_t(ctx.coll.nranks) * uint64_t(ctx.coll.nranks - 1);
   return t;
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const int p = ctx.coll.nranks;
+  const Blocks blocks = coll_blocks(ctx.coll);
+  if (has_empty_block(blocks)) return {};
+  const uint64_t bl = largest_block(blocks);
+  return {local_round(bl), shift_round(p, 1, bl, 0, p - 1)};
+}
 }  // namespace
 
 Algorithm bucket_collect_algorithm() {
@@ -45,6 +52,7 @@ Algorithm bucket_collect_algorithm() {
   a.cost = "(p-1) alpha + (p-1)/p n beta";
   a.source = "InterCom §4.2";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   return a;
 }

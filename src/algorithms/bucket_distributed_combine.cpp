@@ -57,6 +57,16 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   t.messages = uint64_t(ctx.coll.nranks) * uint64_t(ctx.coll.nranks - 1);
   return t;
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  const Blocks blocks = reduce_blocks(c);
+  if (has_empty_block(blocks)) return {};
+  const uint64_t bl = largest_block(blocks);
+  uint64_t total = 0;
+  for (uint64_t l : blocks.len) total += l;
+  return {local_round(total), shift_round(p, 1, bl, bl, p - 1), local_round(bl)};
+}
 }  // namespace
 
 Algorithm bucket_distributed_combine_algorithm() {
@@ -69,6 +79,7 @@ Algorithm bucket_distributed_combine_algorithm() {
   a.cost = "(p-1) alpha + (p-1)/p n beta + (p-1)/p n gamma";
   a.source = "InterCom §4.2";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   return a;
 }

@@ -1,7 +1,9 @@
 // Helpers shared by the generators: builders, sizes, the reduction along a
 // tree that several collectives use, pipelining segment sizes, cost terms.
 #pragma once
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "algorithms/group.hpp"
 #include "algorithms/registry.hpp"
@@ -98,16 +100,49 @@ double shaping_lambda(const MachineModel& m, uint64_t bytes, int p);
 // An estimate of a broadcast tree on the postal view of the model: λ and
 // the sender's busy time t0 for the whole vector (MachineModel::postal_lambda),
 // the tree taking `time(λ)` units of t0 (e.g. ⌈log2 p⌉·λ for the binomial
-// tree). Exact on the postal model; an estimate elsewhere. p-1 messages.
+// tree). Exact on the postal model when `exact` (the tree's postal time is
+// time(λ)); an estimate elsewhere. p-1 messages.
 template <class Time>
-Terms postal_estimate(const GenContext& ctx, Time time) {
+Terms postal_estimate(const GenContext& ctx, Time time, bool exact = true) {
   const uint64_t m = ctx.coll.count * ctx.coll.elem_size;
   const double lambda = ctx.model.postal_lambda(m);
   const double t0 = ctx.model.message(0, ctx.model.other_rank(), m).send;
   Terms t;
   t.fixed = time(lambda) * t0;
   t.messages = uint64_t(std::max(ctx.coll.nranks - 1, 0));
+  t.postal_exact = exact;
   return t;
+}
+
+// Rounds (registry.hpp: Algorithm::rounds) of the common shapes.
+inline Round local_round(uint64_t bytes) {
+  Round r;
+  r.pattern = Round::Pattern::local;
+  r.bytes = bytes;
+  return r;
+}
+// `times` rounds of r → r+distance around a ring of all p ranks.
+inline Round shift_round(int p, int distance, uint64_t bytes, uint64_t reduce, double times) {
+  return {Round::Pattern::shift, distance, p, bytes, reduce, times};
+}
+// The largest block (rounds price the slowest message of a round).
+uint64_t largest_block(const Blocks& b);
+// Some block is empty: the schedule leaves its messages out, which rounds
+// of whole rings and exchanges do not describe.
+bool has_empty_block(const Blocks& b);
+// Recursive doubling or halving over the core of `f` (bytes(d), reduce(d)
+// for the exchange at distance d, in the order given), with the extra
+// ranks folded in first (fold_in bytes, combined when fold_reduce) and
+// answered last (fold_out bytes).
+template <class Bytes, class Reduce>
+void add_exchange_rounds(std::vector<Round>& v, const Fold& f, bool halving, Bytes bytes, Reduce reduce,
+                         uint64_t fold_in, bool fold_reduce, uint64_t fold_out) {
+  if (f.extra) v.push_back({Round::Pattern::fold_in, 0, f.core, fold_in, fold_reduce ? fold_in : 0, 1});
+  std::vector<int> ds;
+  for (int d = 1; d < f.core; d *= 2) ds.push_back(d);
+  if (halving) std::reverse(ds.begin(), ds.end());
+  for (int d : ds) v.push_back({Round::Pattern::xor_, d, f.core, bytes(d), reduce(d), 1});
+  if (f.extra && fold_out) v.push_back({Round::Pattern::fold_out, 0, f.core, fold_out, 0, 1});
 }
 
 }  // namespace hetcoll

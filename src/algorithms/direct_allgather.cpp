@@ -44,6 +44,15 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   t.messages = uint64_t(c.nranks) * uint64_t(c.nranks - 1);
   return t;
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const int p = ctx.coll.nranks;
+  const Blocks blocks = coll_blocks(ctx.coll);
+  if (has_empty_block(blocks)) return {};
+  const uint64_t bl = largest_block(blocks);
+  std::vector<Round> v{local_round(bl)};
+  add_shift_sweep(v, p, 1, p - 1, bl, ctx.model.send_ports());  // every send posted at once
+  return v;
+}
 }  // namespace
 
 Algorithm direct_allgather_algorithm() {
@@ -56,6 +65,7 @@ Algorithm direct_allgather_algorithm() {
   a.cost = "(p-1)(alpha + b beta) on one port";
   a.source = "Thakur, Rabenseifner & Gropp 2005 (direct exchange)";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   return a;
 }

@@ -33,6 +33,12 @@ Schedule generate(const GenContext& ctx) {
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   return Terms{double(ceil_log2(uint64_t(ctx.coll.nranks))), 0, 0};
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const int p = ctx.coll.nranks;
+  std::vector<Round> v;
+  for (int d = 1; d < p; d *= 2) v.push_back(shift_round(p, d, 0, 0, 1));
+  return v;
+}
 }  // namespace
 
 Algorithm dissemination_barrier_algorithm() {
@@ -45,6 +51,7 @@ Algorithm dissemination_barrier_algorithm() {
   a.cost = "ceil(log2 p) alpha";
   a.source = "Hensgen, Finkel, Manber 1988";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   return a;
 }

@@ -41,7 +41,7 @@ Algorithm knomial_bcast_algorithm() {
     const uint64_t k = uint64_t(param_int(ctx, "k", 2)), p = uint64_t(ctx.coll.nranks);
     double rounds = 0;
     for (uint64_t reach = 1; reach < p; reach = reach > p / k ? p : reach * k) ++rounds;
-    return postal_estimate(ctx, [&](double lambda) { return rounds * (double(k) - 2 + lambda); });
+    return postal_estimate(ctx, [&](double lambda) { return rounds * (double(k) - 2 + lambda); }, false);
   };
   return a;
 }

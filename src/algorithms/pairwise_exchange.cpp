@@ -40,6 +40,13 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   t.messages = uint64_t(c.nranks) * uint64_t(c.nranks - 1);
   return t;
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const uint64_t m = uniform_a2a_block(ctx.coll);
+  if (m == 0) return {};
+  std::vector<Round> v{local_round(m)};
+  add_shift_sweep(v, ctx.coll.nranks, 1, ctx.coll.nranks - 1, m);
+  return v;
+}
 }  // namespace
 
 Algorithm pairwise_exchange_algorithm() {
@@ -52,6 +59,7 @@ Algorithm pairwise_exchange_algorithm() {
   a.cost = "(p-1)(alpha + (n/p) beta)";
   a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   a.local_counts = true;
   a.copy_in_place = {CollOp::alltoall, CollOp::alltoallv};  // a block is overwritten before it is sent

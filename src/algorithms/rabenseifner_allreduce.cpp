@@ -65,6 +65,19 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   double moved = double((p - 1) * (c.count / uint64_t(p)) * c.elem_size);
   return Terms{2.0 * ceil_log2(uint64_t(p)), 2 * moved, moved, 2 * uint64_t(p) * uint64_t(ceil_log2(uint64_t(p)))};
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const uint64_t n = vector_bytes(c);
+  const Fold f(c.nranks);
+  const Blocks blocks = even_blocks(c.count, c.elem_size, f.core);
+  if (has_empty_block(blocks)) return {};
+  const uint64_t bl = largest_block(blocks);
+  std::vector<Round> v{local_round(n)};
+  add_exchange_rounds(v, f, true, [&](int d) { return bl * uint64_t(d); }, [&](int d) { return bl * uint64_t(d); }, n, true, 0);
+  add_exchange_rounds(v, Fold(f.core), false, [&](int d) { return bl * uint64_t(d); }, [](int) { return uint64_t(0); }, 0, false, 0);
+  if (f.extra) v.push_back({Round::Pattern::fold_out, 0, f.core, n, 0, 1});
+  return v;
+}
 }  // namespace
 
 Algorithm rabenseifner_allreduce_algorithm() {
@@ -77,6 +90,7 @@ Algorithm rabenseifner_allreduce_algorithm() {
   a.cost = "2 log2 p alpha + 2(p-1)/p n beta + (p-1)/p n gamma";
   a.source = "Rabenseifner 1997; Thakur, Rabenseifner, Gropp 2005";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   return a;
 }

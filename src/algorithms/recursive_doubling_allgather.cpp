@@ -77,6 +77,19 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   return Terms{double(ceil_log2(uint64_t(p))), double(uint64_t(p - 1) * blocks.len[0]), 0,
                uint64_t(p) * uint64_t(ceil_log2(uint64_t(p)))};
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const Blocks blocks = coll_blocks(ctx.coll);
+  const Fold f(ctx.coll.nranks);
+  if (has_empty_block(blocks)) return {};
+  uint64_t total = 0;
+  for (uint64_t l : blocks.len) total += l;
+  const uint64_t bl = largest_block(blocks), per = (total + uint64_t(f.core) - 1) / uint64_t(f.core);
+  std::vector<Round> v{local_round(bl)};
+  add_exchange_rounds(v, f, false, [&](int d) { return per * uint64_t(d); }, [](int) { return uint64_t(0); }, bl, false,
+                      total);
+  if (f.extra || !contiguous(blocks)) v.push_back(local_round(total));
+  return v;
+}
 }  // namespace
 
 Algorithm recursive_doubling_allgather_algorithm() {
@@ -89,6 +102,7 @@ Algorithm recursive_doubling_allgather_algorithm() {
   a.cost = "log2 p alpha + (p-1)/p n beta";
   a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   return a;
 }

@@ -51,6 +51,13 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   t.messages = uint64_t(p) * uint64_t(ceil_log2(uint64_t(p)));
   return t;
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const uint64_t n = vector_bytes(ctx.coll);
+  const Fold f(ctx.coll.nranks);
+  std::vector<Round> v{local_round(n)};
+  add_exchange_rounds(v, f, false, [&](int) { return n; }, [&](int) { return n; }, n, true, n);
+  return v;
+}
 }  // namespace
 
 Algorithm recursive_doubling_allreduce_algorithm() {
@@ -63,6 +70,7 @@ Algorithm recursive_doubling_allreduce_algorithm() {
   a.cost = "log2 p (alpha + n beta + n gamma)";
   a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   return a;
 }

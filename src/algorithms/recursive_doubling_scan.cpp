@@ -42,6 +42,15 @@ Schedule generate(const GenContext& ctx) {
   }
   return b.finish();
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const int p = ctx.coll.nranks;
+  const uint64_t n = vector_bytes(ctx.coll);
+  // An exclusive scan combines twice a round (the running total and `out`).
+  const uint64_t combine = ctx.coll.op == CollOp::scan ? n : 2 * n;
+  std::vector<Round> v{local_round(n)};
+  for (int d = 1; d < p; d *= 2) v.push_back({Round::Pattern::open, d, p, n, combine, 1});
+  return v;
+}
 }  // namespace
 
 Algorithm recursive_doubling_scan_algorithm() {
@@ -54,6 +63,7 @@ Algorithm recursive_doubling_scan_algorithm() {
   a.cost = "ceil(log2 p)(alpha + m beta + m gamma)";
   a.source = "Hillis & Steele 1986; MPICH";
   a.generate = generate;
+  a.rounds = rounds;
   return a;
 }
 }  // namespace hetcoll

@@ -89,6 +89,19 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   double moved = double(uint64_t(p - 1) * blocks.len[0]);
   return Terms{double(ceil_log2(uint64_t(p))), moved, moved, uint64_t(p) * uint64_t(ceil_log2(uint64_t(p)))};
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const Blocks blocks = reduce_blocks(ctx.coll);
+  const Fold f(ctx.coll.nranks);
+  if (has_empty_block(blocks)) return {};
+  uint64_t total = 0;
+  for (uint64_t l : blocks.len) total += l;
+  const uint64_t bl = largest_block(blocks), per = (total + uint64_t(f.core) - 1) / uint64_t(f.core);
+  std::vector<Round> v{local_round(total)};
+  add_exchange_rounds(v, f, true, [&](int d) { return per * uint64_t(d); }, [&](int d) { return per * uint64_t(d); }, total,
+                      true, bl);
+  v.push_back(local_round(bl));
+  return v;
+}
 }  // namespace
 
 Algorithm recursive_halving_reduce_scatter_algorithm() {
@@ -101,6 +114,7 @@ Algorithm recursive_halving_reduce_scatter_algorithm() {
   a.cost = "log2 p alpha + (p-1)/p n (beta + gamma)";
   a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   return a;
 }

@@ -11,6 +11,7 @@
 
 #include "model/machine_model.hpp"
 #include "schedule/schedule.hpp"
+#include "sim/rounds.hpp"
 
 namespace hetcoll {
 
@@ -71,6 +72,9 @@ struct Terms {
   // Model time that is no multiple of α, β or γ: estimates of trees on the
   // postal view of the model (postal_estimate in common.hpp).
   double fixed = 0;
+  // `fixed` is the exact time on the postal model (a tree whose postal
+  // time the paper states: binomial, λ-tree, star), not an estimate there.
+  bool postal_exact = false;
   Terms& operator+=(const Terms& o) {
     alpha += o.alpha;
     beta += o.beta;
@@ -91,6 +95,12 @@ struct HockneyParams {
 // for this call, when the algorithm can state it (typically: equal blocks);
 // nullopt otherwise. Tests hold every closed form to the simulator.
 using ClosedForm = std::optional<Terms> (*)(const GenContext&, const HockneyParams&);
+
+// The schedule as rounds of rank arithmetic (sim/rounds.hpp), for pricing
+// it on any model without building it: the same messages, bytes and
+// combines, round by round, as generate() builds for this call. Empty: the
+// call is not one the rounds describe (uneven blocks of alltoallv, say).
+using RoundsOf = std::vector<Round> (*)(const GenContext&);
 
 // The parameter settings the planner tries, as specs ("knomial_bcast[k=4]").
 using Variants = std::vector<std::string> (*)(const Collective&, const MachineModel&);
@@ -121,6 +131,11 @@ struct Algorithm {
   // An approximate cost (e.g. uneven pieces taken as fractions) used only
   // to pick which of many variants to simulate.
   ClosedForm estimate = nullptr;
+  // Regular schedules (rings, recursive doubling, pairwise, chains): their
+  // rounds, priced by price_rounds on the model itself — topology, per-pair
+  // costs and all — where a schedule is too large to simulate. Tests hold
+  // the price to the simulator (tests/plan/test_rounds.cpp).
+  RoundsOf rounds = nullptr;
   Variants variants = nullptr;
   // False when, on this model, the algorithm builds the same schedule as
   // another entry (the λ-tree when λ = 1 is the binomial tree): the planner

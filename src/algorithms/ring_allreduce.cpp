@@ -36,6 +36,15 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
   double bl = double(c.count / uint64_t(p) * c.elem_size);
   return Terms{2.0 * (p - 1), 2.0 * (p - 1) * bl, (p - 1) * bl, 2 * uint64_t(p) * uint64_t(p - 1)};
 }
+std::vector<Round> rounds(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  const Blocks blocks = even_blocks(c.count, c.elem_size, p);
+  if (has_empty_block(blocks)) return {};
+  const uint64_t bl = largest_block(blocks);
+  // (The copy of its own block into `out` overlaps the collect's first step.)
+  return {local_round(vector_bytes(c)), shift_round(p, 1, bl, bl, p - 1), shift_round(p, 1, bl, 0, p - 1)};
+}
 }  // namespace
 
 Algorithm ring_allreduce_algorithm() {
@@ -48,6 +57,7 @@ Algorithm ring_allreduce_algorithm() {
   a.cost = "2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma";
   a.source = "InterCom §5.2";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   return a;
 }

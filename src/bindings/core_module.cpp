@@ -60,6 +60,7 @@ std::vector<nb::dict> candidate_dicts(const PlanResult& pr) {
     d["closed_form"] = cand.closed_form;
     d["estimated"] = cand.estimated;
     d["from_parts"] = cand.from_parts;
+    d["holds"] = cand.holds;
     d["messages"] = cand.messages;
     d["latency"] = cand.split.latency;
     d["bandwidth"] = cand.split.bandwidth;
@@ -381,6 +382,20 @@ NB_MODULE(_core, m) {
         "algorithm"_a, "collective"_a, "model"_a, "op_limit"_a = 0,
         "the schedule; op_limit > 0 raises TooLarge beyond that many ops");
 
+  m.def("rounds_price",
+        [](const std::string& spec, const Collective& c, const MachineModel& mm) -> std::optional<double> {
+          nb::gil_scoped_release release;
+          const AlgorithmChoice ch = choose_algorithm(spec, c.op);
+          if (!ch.algorithm->rounds) return std::nullopt;
+          c.check();
+          GenContext ctx{c, mm, ch.params, -1, 0, &planned_phases()};
+          const std::vector<Round> rounds = ch.algorithm->rounds(ctx);
+          if (rounds.empty()) return std::nullopt;
+          return price_rounds(mm, c.nranks, rounds).time;
+        },
+        "algorithm"_a, "collective"_a, "model"_a,
+        "the algorithm's price from its rounds on the model (sim/rounds.hpp), without building the schedule; "
+        "None where the algorithm has no rounds for this call");
   m.def("plan",
         [](const Collective& c, const MachineModel& mm, bool explain) {
           PlanResult pr;

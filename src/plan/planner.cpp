@@ -141,6 +141,12 @@ struct Weighing {
     std::string spec;
     double estimate;      // INFINITY: unknown
     uint64_t likely_ops;  // from the estimate's terms; 0: unknown
+    // The estimate is a price that holds on this model (rounds priced on
+    // the model itself, or a postal tree's exact estimate on the postal
+    // model): unsimulated, it competes as it is, neither scaled nor
+    // ranked after the simulated candidates.
+    bool holds = false;
+    uint64_t messages = 0;  // from the rounds (0: unknown)
   };
   std::vector<Pending> pending;
   std::vector<double> ratios;     // simulated / estimated, for the candidates that have both
@@ -177,33 +183,46 @@ void Weighing::collect() {
       double e;
       std::string spec;
       uint64_t ops;
+      bool holds;
+      uint64_t messages;
     };
     std::vector<Ranked> ranked;
     ClosedForm rank = a->estimate ? a->estimate : a->closed_form;
     HockneyParams est = hockney_estimate(model, coll.size_bytes());
+    const bool postal = model.kind() == "postal";
     for (auto& s : others) {
-      double e = INFINITY;
-      uint64_t ops = 0;
-      if (rank) {
-        AlgorithmChoice ch = choose_algorithm(s, coll.op);
-        GenContext ctx{coll, model, ch.params, -1, 0, &planned_phases()};
-        try {
+      Ranked r{INFINITY, s, 0, false, 0};
+      AlgorithmChoice ch = choose_algorithm(s, coll.op);
+      GenContext ctx{coll, model, ch.params, -1, 0, &planned_phases()};
+      try {
+        std::vector<Round> rounds;
+        if (a->rounds) rounds = a->rounds(ctx);
+        if (!rounds.empty()) {  // priced on the model itself
+          const RoundsPrice rp = price_rounds(model, coll.nranks, rounds);
+          r.e = rp.time;
+          r.holds = true;
+          r.messages = rp.messages;
+          r.ops = 2 * rp.messages;
+        } else if (rank) {
           if (auto t = rank(ctx, est)) {
-            e = est.time(*t);
+            r.e = est.time(*t);
+            // A postal tree's estimate is exact on the postal model.
+            r.holds = postal && t->postal_exact;
             // A send and a receive per message; without a count, every rank
             // takes part in each step on the critical path.
-            ops = t->messages ? 2 * t->messages : 2 * uint64_t(coll.nranks) * uint64_t(std::max(1.0, std::ceil(t->alpha)));
+            r.ops = t->messages ? 2 * t->messages : 2 * uint64_t(coll.nranks) * uint64_t(std::max(1.0, std::ceil(t->alpha)));
           }
-        } catch (const InputError&) {  // the setting does not fit the call: the simulation says so below
         }
+      } catch (const InputError&) {  // the setting does not fit the call: the simulation says so below
+      } catch (const TooLarge&) {    // more pieces than a schedule may have: the simulation says so too
       }
-      ranked.push_back({e, s, ops});
+      ranked.push_back(std::move(r));
     }
     if (ranked.size() > opt.max_simulated_variants && rank) {
       std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.e < y.e; });
       ranked.resize(opt.max_simulated_variants);
     }
-    for (auto& r : ranked) pending.push_back({a, r.spec, r.e, r.ops});
+    for (auto& r : ranked) pending.push_back({a, r.spec, r.e, r.ops, r.holds, r.messages});
     for (size_t i = 0; i < exact.size(); ++i) {
       const Terms& t = exact_terms[i];
       Candidate cand;
@@ -250,7 +269,10 @@ void Weighing::simulate_pending() {
     // Only where the estimates are the model's own closed forms (a Hockney
     // model): on others (per-node overheads that overlap, shared links) an
     // α-β estimate can be far above what the simulator finds.
-    if (!opt.explain && closed && std::isfinite(pnd.estimate) && pnd.estimate > 1.5 * best) continue;
+    // A price that holds needs no simulation to lose: it is listed as it is.
+    // (Explaining changes nothing here: the decision is the MPI layer's.)
+    const bool outpriced = std::isfinite(pnd.estimate) && pnd.estimate > 1.5 * best;
+    if (outpriced && closed && !pnd.holds) continue;
     const uint64_t left = budget - std::min(budget, res.simulated_ops);
     // Within the steps left too: a schedule is not built to be simulated
     // when building it alone would take them.
@@ -262,7 +284,9 @@ void Weighing::simulate_pending() {
     const bool sibling_too_large = std::find(too_large.begin(), too_large.end(), pnd.a) != too_large.end();
     // Every rank takes part in some message: at least a send and a receive per rank.
     const uint64_t at_least = 2 * uint64_t(coll.nranks - 1);
-    if (limit > 0 && budget != UINT64_MAX &&
+    if (outpriced && pnd.holds && budget != UINT64_MAX) {
+      // priced below, by the estimate
+    } else if (limit > 0 && budget != UINT64_MAX &&
         (sibling_too_large || pnd.likely_ops > limit || at_least > limit ||
          (!pnd.likely_ops && likely_ops(pnd.spec, coll, model, limit) > limit))) {
       res.simulated_ops += 2;  // looked at two ranks' programs: too large to simulate now
@@ -275,7 +299,8 @@ void Weighing::simulate_pending() {
         res.simulated_ops += ops;
         work += steps;
         priced = true;
-        if (std::isfinite(pnd.estimate) && pnd.estimate > 0) ratios.push_back(res.candidates.back().predicted / pnd.estimate);
+        if (std::isfinite(pnd.estimate) && pnd.estimate > 0 && !pnd.holds)
+          ratios.push_back(res.candidates.back().predicted / pnd.estimate);
       } catch (const TooLarge&) {
         res.simulated_ops += limit;  // generated up to the limit before giving up
         too_large.push_back(pnd.a);
@@ -293,10 +318,12 @@ void Weighing::simulate_pending() {
       }
       Candidate cand;
       cand.algorithm = choose_algorithm(pnd.spec, coll.op).spec();
-      cand.estimated = true;
+      cand.holds = pnd.holds;
+      cand.estimated = !pnd.holds;
       cand.from_parts = pnd.a->composite;
       cand.predicted = pnd.estimate;
-      if (!cand.from_parts) estimated.push_back(res.candidates.size());
+      cand.messages = pnd.messages;
+      if (cand.estimated && !cand.from_parts) estimated.push_back(res.candidates.size());
       res.candidates.push_back(std::move(cand));
     }
     best = std::min(best, res.candidates.back().predicted);
@@ -323,6 +350,7 @@ void Weighing::finish() {
   }
   // Ties go to fewer messages: counted by building the schedule, within the limits.
   rank_candidates(res.candidates, registry_index, [&](const Candidate& c) -> uint64_t {
+    if (c.holds) return c.messages ? c.messages : UINT64_MAX;  // from its rounds
     if (c.estimated) return UINT64_MAX;  // too large to build within the budget: unknown
     try {
       return build(c.algorithm, coll, model, -1, opt.sim_budget ? std::min(opt.sim_budget, opt.op_limit) : opt.op_limit)
@@ -334,7 +362,7 @@ void Weighing::finish() {
   // Off Hockney models an estimate is no price (it cannot see shared links,
   // overlapping overheads): where anything was simulated, estimated
   // candidates rank after it.
-  auto priced = [](const Candidate& c) { return !c.estimated || c.from_parts; };
+  auto priced = [](const Candidate& c) { return !c.estimated || c.from_parts || c.holds; };
   if (!closed && std::any_of(res.candidates.begin(), res.candidates.end(), priced))
     std::stable_partition(res.candidates.begin(), res.candidates.end(), priced);
 }

@@ -55,6 +55,10 @@ struct Candidate {
   // each phase's choice simulated on its group): a price like a simulated
   // one, neither scaled nor ranked after the simulated candidates.
   bool from_parts = false;
+  // Not simulated, priced by an estimate that holds on this model: the
+  // algorithm's rounds priced on the model itself (sim/rounds.hpp), or a
+  // postal tree's exact formula on the postal model. It competes as it is.
+  bool holds = false;
   CostSplit split;           // latency / bandwidth / compute (explain)
   bool has_terms = false;    // Hockney: terms in α, β-bytes, γ-bytes
   Terms terms;
