@@ -21,8 +21,7 @@ Schedule generate(const GenContext& ctx) {
   const int k = radix(ctx);
   Builder b = make_builder(ctx, cat("bruck_allgather[k=", k, "]"));
   Blocks blocks = coll_blocks(c);
-  uint64_t total = 0;
-  for (auto l : blocks.len) total += l;
+  const uint64_t total = blocks.total();
   for (int r = 0; r < p; ++r) {
     if (!b.wants(r) || total == 0) continue;
     // pos[i]: offset of position i (block (r+i) mod p) in r's scratch.
@@ -76,10 +75,9 @@ std::vector<Round> rounds(const GenContext& ctx) {
   const int p = ctx.coll.nranks;
   const int k = radix(ctx);
   const Blocks blocks = coll_blocks(ctx.coll);
-  if (has_empty_block(blocks)) return {};
-  uint64_t total = 0;
-  for (uint64_t l : blocks.len) total += l;
-  const uint64_t bl = largest_block(blocks);
+  if (blocks.any_empty()) return {};
+  const uint64_t total = blocks.total();
+  const uint64_t bl = blocks.largest();
   std::vector<Round> v{local_round(bl)};
   // Each round's k-1 messages (to r - j·d) leave one after another.
   for (int64_t d = 1; d < p; d *= k) {

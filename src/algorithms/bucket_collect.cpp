@@ -36,8 +36,8 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 std::vector<Round> rounds(const GenContext& ctx) {
   const int p = ctx.coll.nranks;
   const Blocks blocks = coll_blocks(ctx.coll);
-  if (has_empty_block(blocks)) return {};
-  const uint64_t bl = largest_block(blocks);
+  if (blocks.any_empty()) return {};
+  const uint64_t bl = blocks.largest();
   return {local_round(bl), shift_round(p, 1, bl, 0, p - 1)};
 }
 }  // namespace

@@ -61,10 +61,9 @@ std::vector<Round> rounds(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
   const Blocks blocks = reduce_blocks(c);
-  if (has_empty_block(blocks)) return {};
-  const uint64_t bl = largest_block(blocks);
-  uint64_t total = 0;
-  for (uint64_t l : blocks.len) total += l;
+  if (blocks.any_empty()) return {};
+  const uint64_t bl = blocks.largest();
+  const uint64_t total = blocks.total();
   return {local_round(total), shift_round(p, 1, bl, bl, p - 1), local_round(bl)};
 }
 }  // namespace

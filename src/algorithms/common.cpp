@@ -164,16 +164,4 @@ std::optional<Terms> star_blocks_terms(const GenContext& ctx) {
   return double(ctx.coll.nranks - 1) * message_terms(blocks.len[0]);
 }
 
-bool has_empty_block(const Blocks& b) {
-  for (uint64_t l : b.len)
-    if (!l) return true;
-  return false;
-}
-
-uint64_t largest_block(const Blocks& b) {
-  uint64_t m = 0;
-  for (uint64_t l : b.len) m = std::max(m, l);
-  return m;
-}
-
 }  // namespace hetcoll

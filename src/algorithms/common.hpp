@@ -125,11 +125,9 @@ inline Round local_round(uint64_t bytes) {
 inline Round shift_round(int p, int distance, uint64_t bytes, uint64_t reduce, double times) {
   return {Round::Pattern::shift, distance, p, bytes, reduce, times};
 }
-// The largest block (rounds price the slowest message of a round).
-uint64_t largest_block(const Blocks& b);
-// Some block is empty: the schedule leaves its messages out, which rounds
-// of whole rings and exchanges do not describe.
-bool has_empty_block(const Blocks& b);
+// (Rounds price a round by its largest block, Blocks::largest, and do not
+// describe calls with an empty block, Blocks::any_empty: the schedule
+// leaves those messages out.)
 // Recursive doubling or halving over the core of `f` (bytes(d), reduce(d)
 // for the exchange at distance d, in the order given), with the extra
 // ranks folded in first (fold_in bytes, combined when fold_reduce) and

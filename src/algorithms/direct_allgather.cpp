@@ -47,8 +47,8 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 std::vector<Round> rounds(const GenContext& ctx) {
   const int p = ctx.coll.nranks;
   const Blocks blocks = coll_blocks(ctx.coll);
-  if (has_empty_block(blocks)) return {};
-  const uint64_t bl = largest_block(blocks);
+  if (blocks.any_empty()) return {};
+  const uint64_t bl = blocks.largest();
   std::vector<Round> v{local_round(bl)};
   add_shift_sweep(v, p, 1, p - 1, bl, ctx.model.send_ports());  // every send posted at once
   return v;

@@ -1,5 +1,7 @@
 #include "algorithms/group.hpp"
 
+#include <algorithm>
+
 namespace hetcoll {
 
 Group Group::all(int n) {
@@ -19,6 +21,24 @@ bool Blocks::equal_sizes() const {
   for (auto l : len)
     if (l != len[0]) return false;
   return true;
+}
+
+uint64_t Blocks::total() const {
+  uint64_t t = 0;
+  for (auto l : len) t += l;
+  return t;
+}
+
+uint64_t Blocks::largest() const {
+  uint64_t m = 0;
+  for (auto l : len) m = std::max(m, l);
+  return m;
+}
+
+bool Blocks::any_empty() const {
+  for (auto l : len)
+    if (!l) return true;
+  return false;
 }
 
 Blocks even_blocks(uint64_t count, uint32_t elem, int parts, uint64_t base) {

@@ -30,6 +30,9 @@ struct Blocks {
   // Bytes of blocks [a, b), which must be contiguous.
   uint64_t span(int a, int b) const { return a >= b ? 0 : end(b - 1) - off[size_t(a)]; }
   bool equal_sizes() const;
+  uint64_t total() const;    // bytes of all blocks
+  uint64_t largest() const;  // bytes of the largest block
+  bool any_empty() const;    // some block has no bytes (its messages are left out)
 };
 
 // count elements of elem bytes in `parts` nearly equal blocks (the first

@@ -70,8 +70,8 @@ std::vector<Round> rounds(const GenContext& ctx) {
   const uint64_t n = vector_bytes(c);
   const Fold f(c.nranks);
   const Blocks blocks = even_blocks(c.count, c.elem_size, f.core);
-  if (has_empty_block(blocks)) return {};
-  const uint64_t bl = largest_block(blocks);
+  if (blocks.any_empty()) return {};
+  const uint64_t bl = blocks.largest();
   std::vector<Round> v{local_round(n)};
   add_exchange_rounds(v, f, true, [&](int d) { return bl * uint64_t(d); }, [&](int d) { return bl * uint64_t(d); }, n, true, 0);
   add_exchange_rounds(v, Fold(f.core), false, [&](int d) { return bl * uint64_t(d); }, [](int) { return uint64_t(0); }, 0, false, 0);

@@ -92,10 +92,9 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 std::vector<Round> rounds(const GenContext& ctx) {
   const Blocks blocks = reduce_blocks(ctx.coll);
   const Fold f(ctx.coll.nranks);
-  if (has_empty_block(blocks)) return {};
-  uint64_t total = 0;
-  for (uint64_t l : blocks.len) total += l;
-  const uint64_t bl = largest_block(blocks), per = (total + uint64_t(f.core) - 1) / uint64_t(f.core);
+  if (blocks.any_empty()) return {};
+  const uint64_t total = blocks.total();
+  const uint64_t bl = blocks.largest(), per = (total + uint64_t(f.core) - 1) / uint64_t(f.core);
   std::vector<Round> v{local_round(total)};
   add_exchange_rounds(v, f, true, [&](int d) { return per * uint64_t(d); }, [&](int d) { return per * uint64_t(d); }, total,
                       true, bl);

@@ -40,8 +40,8 @@ std::vector<Round> rounds(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
   const Blocks blocks = even_blocks(c.count, c.elem_size, p);
-  if (has_empty_block(blocks)) return {};
-  const uint64_t bl = largest_block(blocks);
+  if (blocks.any_empty()) return {};
+  const uint64_t bl = blocks.largest();
   // (The copy of its own block into `out` overlaps the collect's first step.)
   return {local_round(vector_bytes(c)), shift_round(p, 1, bl, bl, p - 1), shift_round(p, 1, bl, 0, p - 1)};
 }
