@@ -50,7 +50,7 @@ std::vector<Round> rounds(const GenContext& ctx) {
   if (blocks.any_empty()) return {};
   const uint64_t bl = blocks.largest();
   std::vector<Round> v{local_round(bl)};
-  add_shift_sweep(v, p, 1, p - 1, bl, ctx.model.send_ports());  // every send posted at once
+  add_shift_sweep(v, p, 1, p - 1, bl, p - 1);  // every send posted at once
   return v;
 }
 }  // namespace

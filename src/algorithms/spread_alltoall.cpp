@@ -41,7 +41,7 @@ std::vector<Round> rounds(const GenContext& ctx) {
   const uint64_t m = uniform_a2a_block(ctx.coll);
   if (m == 0) return {};
   std::vector<Round> v{local_round(m)};
-  add_shift_sweep(v, ctx.coll.nranks, 1, ctx.coll.nranks - 1, m, ctx.model.send_ports());  // posted at once
+  add_shift_sweep(v, ctx.coll.nranks, 1, ctx.coll.nranks - 1, m, ctx.coll.nranks - 1);  // posted at once
   return v;
 }
 }  // namespace

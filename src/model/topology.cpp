@@ -1,6 +1,8 @@
 #include "model/topology.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "util/error.hpp"
 
@@ -29,13 +31,67 @@ double Topology::connection_between(int a, int b) const {
   return connection[size_t(subnet_of(a)) * size_t(subnets()) + size_t(subnet_of(b))];
 }
 
+// Only the hosts, subnets and links the group reaches, renumbered in the
+// order of the base's ids: a group of a few ranks of a machine of thousands
+// of hosts (a phase of a hierarchical collective) does not copy the machine.
+// What the group's messages cross, at what bandwidth, is unchanged; the
+// probe's ring keeps its order.
 std::shared_ptr<const Topology> Topology::mapped(const std::vector<int>& map) const {
-  auto t = std::make_shared<Topology>(*this);
+  auto t = std::make_shared<Topology>();
+  for (int r : map)
+    if (r < 0 || r >= ranks())
+      throw InputError(cat("rank map entry ", r, " is not a rank of the topology (", ranks(), " ranks)"));
+  // The group's hosts and subnets, ascending; a new id is a position there.
+  std::vector<int> used_hosts, used_subnets;
+  used_hosts.reserve(map.size());
+  for (int r : map) used_hosts.push_back(host_of(r));
+  std::sort(used_hosts.begin(), used_hosts.end());
+  used_hosts.erase(std::unique(used_hosts.begin(), used_hosts.end()), used_hosts.end());
+  for (int h : used_hosts) used_subnets.push_back(subnet_of_host[size_t(h)]);
+  std::sort(used_subnets.begin(), used_subnets.end());
+  used_subnets.erase(std::unique(used_subnets.begin(), used_subnets.end()), used_subnets.end());
+  auto new_id = [](const std::vector<int>& used, int old) {
+    return int(std::lower_bound(used.begin(), used.end(), old) - used.begin());
+  };
+  std::unordered_map<int, int> link_new;
+  auto link = [&](int l) -> int {
+    if (l < 0) return -1;
+    auto [it, fresh] = link_new.emplace(l, int(t->links.size()));
+    if (fresh) {
+      t->links.push_back(links[size_t(l)]);
+      if (!never_limits.empty()) t->never_limits.push_back(never_limits[size_t(l)]);
+    }
+    return it->second;
+  };
+  for (int sn : used_subnets) {
+    t->uplink_out.push_back(link(uplink_out[size_t(sn)]));
+    t->uplink_in.push_back(link(uplink_in[size_t(sn)]));
+    if (!subnet_names.empty()) t->subnet_names.push_back(subnet_names[size_t(sn)]);
+  }
+  for (int h : used_hosts) {
+    t->subnet_of_host.push_back(new_id(used_subnets, subnet_of_host[size_t(h)]));
+    t->nic_up.push_back(link(nic_up[size_t(h)]));
+    t->nic_down.push_back(link(nic_down[size_t(h)]));
+    if (!host_names.empty()) t->host_names.push_back(host_names[size_t(h)]);
+  }
+  t->backplane = link(backplane);
   t->host_of_rank.resize(map.size());
-  for (size_t i = 0; i < map.size(); ++i) {
-    if (map[i] < 0 || map[i] >= ranks())
-      throw InputError(cat("rank map entry ", map[i], " is not a rank of the topology (", ranks(), " ranks)"));
-    t->host_of_rank[i] = host_of_rank[size_t(map[i])];
+  for (size_t i = 0; i < map.size(); ++i) t->host_of_rank[i] = new_id(used_hosts, host_of(map[i]));
+  if (!connection.empty()) {
+    const size_t S = used_subnets.size(), B = size_t(subnets());
+    t->connection.resize(S * S);
+    for (size_t a = 0; a < S; ++a)
+      for (size_t b = 0; b < S; ++b)
+        t->connection[a * S + b] = connection[size_t(used_subnets[a]) * B + size_t(used_subnets[b])];
+  }
+  if (!ring_position.empty()) {  // the group's hosts in the ring's order
+    std::vector<int> order(used_hosts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return ring_position[size_t(used_hosts[size_t(a)])] < ring_position[size_t(used_hosts[size_t(b)])];
+    });
+    t->ring_position.resize(used_hosts.size());
+    for (size_t k = 0; k < order.size(); ++k) t->ring_position[size_t(order[k])] = int(k);
   }
   return t;
 }

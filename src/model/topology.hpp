@@ -80,7 +80,8 @@ class Topology {
   double connection_between(int a, int b) const;
 
   // The same machine seen by a group whose rank i is this topology's rank
-  // map[i] (hosts, subnets and links unchanged).
+  // map[i]: the hosts, subnets and links the group reaches (renumbered in
+  // the base's order, bandwidths and the ring's order unchanged).
   std::shared_ptr<const Topology> mapped(const std::vector<int>& map) const;
 
   // Checks ids and bandwidths; throws InputError naming the problem.

@@ -68,9 +68,13 @@ struct Candidate {
 // Ops a decision generates and simulates at most (PlanOptions::sim_budget):
 // a few milliseconds of work on one core.
 constexpr size_t kDecisionSimOps = size_t(1) << 15;
-// On a model with a topology (shared links) a decision simulates this many
-// times more: there estimates miss the sharing.
+// On a model with a topology (shared links) a decision simulates up to this
+// many times more: there rough estimates miss the sharing. The factor falls
+// as 1/p past kNetworkBudgetRanks ranks (at 2048 and more: none), where the
+// large regular schedules are priced by their rounds and simulating costs
+// more per candidate.
 constexpr size_t kNetworkBudgetFactor = 8;
+constexpr int kNetworkBudgetRanks = 256;
 // Steps of simulation (SimOptions::work_limit) a decision's candidates take
 // at most in all, about 40 ms here: on a network a schedule of few ops can
 // take many steps (every message that starts or ends shares the links

@@ -6,6 +6,9 @@
 namespace hetcoll {
 namespace {
 
+// Messages a sampled sweep prices at most (a few milliseconds).
+constexpr int64_t kSweepMessages = int64_t(1) << 17;
+
 // Every message of a round: fn(sender, receiver).
 template <class Fn>
 void for_each_message(const Round& rd, int p, Fn fn) {
@@ -66,7 +69,11 @@ double round_time(const MachineModel& m, int p, const Round& rd, uint64_t& messa
   const TopologyPtr topo = m.topology();
   const bool ring = is_ring(rd, p);
   // Sends of a rank in flight together, and receives it takes in turn.
-  const double fan = rd.pattern == Round::Pattern::shift ? std::min(rd.fan, std::max(1, m.send_ports())) : 1;
+  // (as many as the model's send ports; eager sends all: each is done once
+  // its overheads are paid)
+  const double fan = rd.pattern != Round::Pattern::shift ? 1
+                     : rd.bytes < m.eager_bytes()      ? rd.fan
+                                                        : std::min(rd.fan, std::max(1, m.send_ports()));
   const double in_turn = rd.pattern == Round::Pattern::shift ? rd.fan : 1;
   // Ranks that cost alike: one message says it all.
   if (!topo && m.ranks() == 0 && !ring) {
@@ -164,9 +171,15 @@ RoundsPrice price_rounds(const MachineModel& m, int p, const std::vector<Round>&
 
 void add_shift_sweep(std::vector<Round>& out, int p, int first, int last, uint64_t bytes, int fan, int samples) {
   fan = std::max(1, std::min(fan, last - first + 1));
+  // Pricing a batch passes over its p·fan messages: at most kSweepMessages
+  // in all. Past that a batch is priced as a smaller one standing for
+  // several (its latency counted again for each: an overestimate of huge
+  // sweeps of tiny messages).
+  fan = int(std::min<int64_t>(fan, std::max<int64_t>(1, kSweepMessages / (2 * int64_t(p)))));
   // Batches of `fan` distances, the last one possibly short.
   const int n = (last - first + 1 + fan - 1) / fan;
   if (n <= 0) return;
+  samples = int(std::max<int64_t>(2, std::min<int64_t>(samples, kSweepMessages / (int64_t(p) * fan))));
   auto batch = [&](int i, double times) {
     const int d = first + i * fan;
     Round r{Round::Pattern::shift, d, p, bytes, 0, times};

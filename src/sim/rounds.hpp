@@ -59,10 +59,11 @@ struct Round {
   // is: a block is delayed by every hop it crosses, and the steps follow
   // each other at the busiest port's pace.
   double times = 1;
-  // shift: this many distances at once (distance, distance+1, …): sends a
-  // rank posts together, up to the model's send_ports(), whose overheads
-  // follow each other and whose bytes share the links; the receiver takes
-  // them one after another.
+  // shift: this many distances at once (distance, distance+stride, …):
+  // sends a rank posts together — in flight as many as the model's
+  // send_ports(), or all of them when eager — whose overheads follow each
+  // other and whose bytes share the links; the receiver takes them one
+  // after another.
   int fan = 1;
   int stride = 1;           // shift: the distances of a fan are distance + f·stride (mod p)
 };
@@ -77,11 +78,11 @@ struct RoundsPrice {
 RoundsPrice price_rounds(const MachineModel& m, int p, const std::vector<Round>& rounds);
 
 // Rounds r → r+d for d in [first, last], at most `samples` of them priced
+// (fewer where p·fan messages a batch would make more than 2^17 in all)
 // (evenly spread, each standing for its share of the sweep): the steps of a
 // pairwise exchange or of a spread of sends to everyone.
-// fan: how many of them a rank has in flight at once (1: one after
-// another, each waiting for the last receive; a spread of sends posted at
-// once: the model's send_ports()).
+// fan: how many of them a rank posts at once (1: one after another, each
+// waiting for the last receive; p-1: a spread of sends all posted at once).
 void add_shift_sweep(std::vector<Round>& out, int p, int first, int last, uint64_t bytes, int fan = 1,
                      int samples = 24);
 
