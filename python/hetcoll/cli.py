@@ -15,7 +15,8 @@ import sys
 
 from . import _core
 from .crossovers import crossover_lines, crossovers
-from .explain import explain_lines
+from .explain import explain_lines, how as priced_how
+from .proof import PROOF_OPS, sampled_proof
 from .render import format_time, tree_lines, tree_dot, tree_from_schedule
 
 
@@ -118,13 +119,15 @@ def has_root(op: str) -> bool:
 MAX_CLI_OPS = 16_000_000
 
 
-def _build(args):
+def _build(args, limit: int = MAX_CLI_OPS, sampled: bool = False):
     """(model, collective, schedule, candidates or None, forced-by text or None, decision or None).
 
     Without --algorithm the choice is the planner's decision — the same
     function the MPI layer calls for a real call (overrides, then the best
     candidate for the call's size class); the candidates shown are those the
-    decision weighed. With --algorithm, that algorithm.
+    decision weighed. With --algorithm, that algorithm. With `sampled`, a
+    schedule of more than `limit` ops is not built: schedule is then None
+    (proof.sampled_proof checks it).
     """
     coll = _collective(args)
     # A profile describes hosts: the call's ranks laid out on them as the
@@ -147,7 +150,13 @@ def _build(args):
         candidates = decision.get("candidates") if decision and not explain else None
         if candidates is None:
             candidates = _core.plan(decision["representative"] if decision else coll, model, explain)
-    schedule = _core.generate(algorithm, coll, model, MAX_CLI_OPS)
+    try:
+        schedule = _core.generate(algorithm, coll, model, limit)
+    except _core.TooLarge:
+        if not sampled:
+            raise
+        schedule = None
+        args.algorithm_chosen = algorithm
     return model, coll, schedule, candidates, forced, decision
 
 
@@ -281,6 +290,49 @@ def _check_valid(schedule, report) -> None:
                             "a bug in hetcoll, please report it")
 
 
+def _plan_sampled(args, model, coll, candidates, forced, decision) -> int:
+    """plan for a schedule past PROOF_OPS: a sampled proof, the planner's price."""
+    algorithm = args.algorithm_chosen
+    proof = sampled_proof(algorithm, coll, model)
+    if not proof["ok"]:
+        raise InternalError(f"{algorithm} produced an invalid schedule ({proof['summary']}): "
+                            "a bug in hetcoll, please report it")
+    price, how = None, ""
+    for c in candidates or []:
+        if c["algorithm"] == algorithm:
+            price, how = c["predicted"], priced_how(c)
+    if price is None:
+        price = _core.rounds_price(algorithm, coll, model)
+        how = "rounds" if price is not None else ""
+    full = f"more than {PROOF_OPS} ops: not built in full here"
+    if args.save or args.dot or args.png:
+        raise CliError(f"{algorithm} for {coll.describe()} has {full}; --save, --dot and --png need the whole schedule")
+    if args.json:
+        rec = {"op": coll.op, "ranks": coll.nranks, "root": coll.root, "bytes": coll.count * coll.elem_size,
+               "elem_size": coll.elem_size, "model": model.spec, "algorithm": algorithm,
+               "predicted_time": price, "unit": model.unit, "priced": how, "valid": proof["ok"],
+               "validation": proof["summary"], "proof": "sampled", "forced_by": forced}
+        if candidates is not None:
+            rec["candidates"] = candidates
+        _emit_json(rec)
+        return 0
+    print(f"{coll.describe()} on {model.spec}")
+    why = f"forced by {forced}" if forced else (f"fastest of {len(candidates)} candidates" if candidates else "")
+    print(f"algorithm  {algorithm}" + (f"   ({why})" if why else ""))
+    for line in _decision_lines(decision, coll):
+        print(line)
+    print(f"validated  {proof['summary']} (the schedule has {full})")
+    if price is not None:
+        print(f"predicted  {format_time(price, model.unit)}   (the planner's price: {how})")
+    else:
+        print("predicted  -   (no price without building it: simulate a smaller group)")
+    if args.explain and candidates:
+        print("candidates")
+        for line in explain_lines(candidates, model, _core.size_bytes(coll)):
+            print("  " + line)
+    return 0
+
+
 def cmd_plan_table(args) -> int:
     """hetcoll plan --table FILE: the planner's decisions ahead of time."""
     if args.algorithm or args.override:
@@ -308,7 +360,9 @@ def cmd_plan(args) -> int:
     if len(args.ranks) != 1:
         raise CliError("--ranks takes one group size (a list only with --table)")
     args.ranks = args.ranks[0]
-    model, coll, schedule, candidates, forced, decision = _build(args)
+    model, coll, schedule, candidates, forced, decision = _build(args, PROOF_OPS, sampled=True)
+    if schedule is None:
+        return _plan_sampled(args, model, coll, candidates, forced, decision)
     report = schedule.validate()
     _check_valid(schedule, report)
     sim = schedule.simulate(model)

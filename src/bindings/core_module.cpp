@@ -287,6 +287,18 @@ NB_MODULE(_core, m) {
              return out;
            },
            "rank"_a)
+      .def("traffic",
+           [](const Schedule& s, int r) {
+             // A rank's sends and receives in program order: (is_send, peer, bytes).
+             if (r < 0 || r >= s.nranks()) throw InputError(cat("rank ", r, " is not in the group"));
+             std::vector<std::tuple<bool, int, uint64_t>> out;
+             for (size_t i = 0; i < s.num_ops(r); ++i) {
+               const Op& o = s.op(r, i);
+               if (o.kind == OpKind::send || o.kind == OpKind::recv) out.emplace_back(o.kind == OpKind::send, o.peer, o.len);
+             }
+             return out;
+           },
+           "rank"_a)
       .def("messages",
            [](const Schedule& s) {
              // (sender, send op, receiver, recv op, bytes) for every message.
@@ -375,12 +387,14 @@ NB_MODULE(_core, m) {
     return v;
   });
   m.def("generate",
-        [](const std::string& spec, const Collective& c, const MachineModel& mm, size_t op_limit) {
+        [](const std::string& spec, const Collective& c, const MachineModel& mm, size_t op_limit, int rank) {
           nb::gil_scoped_release release;
-          return build(spec, c, mm, -1, op_limit);
+          if (rank < -1 || rank >= c.nranks) throw InputError(cat("rank ", rank, " is not in the group"));
+          return build(spec, c, mm, rank, op_limit);
         },
-        "algorithm"_a, "collective"_a, "model"_a, "op_limit"_a = 0,
-        "the schedule; op_limit > 0 raises TooLarge beyond that many ops");
+        "algorithm"_a, "collective"_a, "model"_a, "op_limit"_a = 0, "rank"_a = -1,
+        "the schedule; op_limit > 0 raises TooLarge beyond that many ops; rank >= 0 builds only that rank's "
+        "program (as the MPI layer does)");
 
   m.def("rounds_price",
         [](const std::string& spec, const Collective& c, const MachineModel& mm) -> std::optional<double> {
