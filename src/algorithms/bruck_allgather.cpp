@@ -79,12 +79,19 @@ std::vector<Round> rounds(const GenContext& ctx) {
   const uint64_t total = blocks.total();
   const uint64_t bl = blocks.largest();
   std::vector<Round> v{local_round(bl)};
-  // Each round's k-1 messages (to r - j·d) leave one after another.
-  for (int64_t d = 1; d < p; d *= k) {
+  // Each round's k-1 messages (to r - j·d) leave one after another. They
+  // carry positions [0, cnt), all in after round u with k^(u+1) ≥ cnt: a
+  // short last round sends what came in earlier (or the rank's own block).
+  int t = 0;
+  for (int64_t d = 1; d < p; d *= k, ++t) {
     const int fan = int(std::min<int64_t>(k - 1, (p - 1) / d));
-    Round r = shift_round(p, int(p - d), bl * uint64_t(std::min<int64_t>(d, p - d)), 0, 1);
+    const int64_t cnt = std::min<int64_t>(d, p - d);
+    Round r = shift_round(p, int(p - d), bl * uint64_t(cnt), 0, 1);
     r.fan = fan;
     r.stride = int(p - d);
+    int u = 0;  // rounds it takes to hold cnt positions
+    for (int64_t held = 1; held < cnt; held *= k) ++u;
+    r.needs = u == 0 ? 0 : t - (u - 1);
     v.push_back(r);
   }
   v.push_back(local_round(total));

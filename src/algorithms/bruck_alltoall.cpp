@@ -94,18 +94,27 @@ std::vector<Round> rounds(const GenContext& ctx) {
   const uint64_t bl = uniform_a2a_block(c);
   if (bl == 0 || p < 2) return {};
   std::vector<Round> v{local_round(bl * uint64_t(p))};
+  // received[i]: the last round (1-based) that brought position i, 0 none.
+  std::vector<int> received(size_t(p), 0);
+  int t = 0;
   for (int64_t d = 1; d < p; d *= k) {
     uint64_t most = 0;  // blocks of the largest digit set
+    int latest = 0;     // the last round that brought any of them
     for (int j = 1; j < k; ++j) {
       uint64_t n = 0;
-      for (int i = 0; i < p; ++i) n += (i / d) % k == j;
+      for (int i = 0; i < p; ++i)
+        if ((i / d) % k == j) ++n, latest = std::max(latest, received[size_t(i)]);
       most = std::max(most, n);
     }
     if (!most) continue;
+    ++t;
+    for (int i = 0; i < p; ++i)
+      if ((i / d) % k) received[size_t(i)] = t;
     const int fan = int(std::min<int64_t>(k - 1, (p - 1) / d));
     Round r = shift_round(p, int(d), bl * most, 0, 1);
     r.fan = fan;
     r.stride = int(d);
+    r.needs = latest ? t - latest : 0;  // positions never received yet: the rank's own blocks
     v.push_back(local_round(bl * most * uint64_t(fan)));  // packed
     v.push_back(r);
     v.push_back(local_round(bl * most * uint64_t(fan)));  // unpacked

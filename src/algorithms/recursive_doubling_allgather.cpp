@@ -84,8 +84,11 @@ std::vector<Round> rounds(const GenContext& ctx) {
   const uint64_t total = blocks.total();
   const uint64_t bl = blocks.largest(), per = (total + uint64_t(f.core) - 1) / uint64_t(f.core);
   std::vector<Round> v{local_round(bl)};
-  add_exchange_rounds(v, f, false, [&](int d) { return per * uint64_t(d); }, [](int) { return uint64_t(0); }, bl, false,
-                      total);
+  // With extra ranks folded in, the group holding rank 0 has the most: its
+  // d ranks hold min(extra, d) blocks more (rank 0's chain is the longest).
+  add_exchange_rounds(
+      v, f, false, [&](int d) { return f.extra ? bl * uint64_t(d + std::min(f.extra, d)) : per * uint64_t(d); },
+      [](int) { return uint64_t(0); }, bl, false, total);
   if (f.extra || !contiguous(blocks)) v.push_back(local_round(total));
   return v;
 }

@@ -45,10 +45,11 @@ Schedule generate(const GenContext& ctx) {
 std::vector<Round> rounds(const GenContext& ctx) {
   const int p = ctx.coll.nranks;
   const uint64_t n = vector_bytes(ctx.coll);
-  // An exclusive scan combines twice a round (the running total and `out`).
-  const uint64_t combine = ctx.coll.op == CollOp::scan ? n : 2 * n;
+  // An exclusive scan combines twice a round (`out`, then the running total
+  // the next send carries), except in its first, where `out` is a copy.
+  const bool exclusive = ctx.coll.op == CollOp::exscan;
   std::vector<Round> v{local_round(n)};
-  for (int d = 1; d < p; d *= 2) v.push_back({Round::Pattern::open, d, p, n, combine, 1});
+  for (int d = 1; d < p; d *= 2) v.push_back({Round::Pattern::open, d, p, n, exclusive && d > 1 ? 2 * n : n, 1});
   return v;
 }
 }  // namespace

@@ -17,6 +17,12 @@ Schedule generate(const GenContext& ctx) {
              {Buf::out, 0, vector_bytes(ctx.coll)}, false);
   return b.finish();
 }
+// One round: the root's sends, one after another (as its ports allow).
+std::vector<Round> rounds(const GenContext& ctx) {
+  const uint64_t n = vector_bytes(ctx.coll);
+  if (n == 0 || ctx.coll.nranks < 2) return {};
+  return {Round{Round::Pattern::scatter, ctx.coll.root, ctx.coll.nranks, n, 0, 1}};
+}
 }  // namespace
 
 Algorithm star_bcast_algorithm() {
@@ -29,6 +35,7 @@ Algorithm star_bcast_algorithm() {
   a.cost = "(p-1)(alpha + m beta)";
   a.source = "Banikazemi et al. 1999 §3 (sequential tree)";
   a.generate = generate;
+  a.rounds = rounds;
   // The last rank's send starts p-2 sends in and arrives λ later.
   a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
     return postal_estimate(ctx, [&](double lambda) { return ctx.coll.nranks < 2 ? 0.0 : double(ctx.coll.nranks) - 2 + lambda; });

@@ -15,6 +15,12 @@ Schedule generate(const GenContext& ctx) {
   reduce_along_tree(b, star_tree(ctx.coll.nranks), ctx.coll.root, vector_bytes(ctx.coll), false);
   return b.finish();
 }
+// One round: every vector to the root, which takes and combines them in turn.
+std::vector<Round> rounds(const GenContext& ctx) {
+  const uint64_t n = vector_bytes(ctx.coll);
+  if (n == 0 || ctx.coll.nranks < 2) return {};
+  return {Round{Round::Pattern::gather, ctx.coll.root, ctx.coll.nranks, n, n, 1}};
+}
 }  // namespace
 
 Algorithm star_reduce_algorithm() {
@@ -27,6 +33,7 @@ Algorithm star_reduce_algorithm() {
   a.cost = "max((p-1)(alpha + m beta) + m gamma, alpha + m beta + (p-1) m gamma)";
   a.source = "Banikazemi et al. 1999 §3 (sequential tree)";
   a.generate = generate;
+  a.rounds = rounds;
   return a;
 }
 }  // namespace hetcoll

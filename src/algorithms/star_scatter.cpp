@@ -12,6 +12,15 @@ namespace {
 Schedule generate(const GenContext& ctx) { return star_blocks(ctx, "star_scatter", false); }
 
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) { return star_blocks_terms(ctx); }
+
+// One round: every rank's block to the root (or from it), the root taking
+// (sending) them one after another; the root's own block copied.
+std::vector<Round> rounds(const GenContext& ctx) {
+  const Blocks blocks = coll_blocks(ctx.coll);
+  if (blocks.any_empty() || ctx.coll.nranks < 2) return {};
+  const uint64_t bl = blocks.largest();
+  return {local_round(bl), Round{Round::Pattern::scatter, ctx.coll.root, ctx.coll.nranks, bl, 0, 1}};
+}
 }  // namespace
 
 Algorithm star_scatter_algorithm() {
@@ -24,6 +33,7 @@ Algorithm star_scatter_algorithm() {
   a.cost = "(p-1)(alpha + (n/p) beta)";
   a.source = "Banikazemi et al. 1999 §3.2 (MPICH scatter)";
   a.generate = generate;
+  a.rounds = rounds;
   a.closed_form = closed;
   a.local_counts = true;
   return a;

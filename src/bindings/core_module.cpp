@@ -402,6 +402,7 @@ NB_MODULE(_core, m) {
           const AlgorithmChoice ch = choose_algorithm(spec, c.op);
           if (!ch.algorithm->rounds) return std::nullopt;
           c.check();
+          check_model_fits(c, mm);
           GenContext ctx{c, mm, ch.params, -1, 0, &planned_phases()};
           const std::vector<Round> rounds = ch.algorithm->rounds(ctx);
           if (rounds.empty()) return std::nullopt;

@@ -47,6 +47,8 @@ struct Round {
     fold_in,   // r → r - active, for r ≥ active (the extra ranks into the core)
     fold_out,  // r → r + active, for r < p - active (the core back to the extra ranks)
     open,      // r → r + distance, for r + distance < active (a prefix: no wrap)
+    gather,    // r → distance (the root), for r < active: the root takes them in turn
+    scatter,   // the root (distance) → r, for r < active, in rank order from the root, as its ports allow
     local,     // no message: every rank copies `bytes` (scratch, rotations)
   };
   Pattern pattern = Pattern::shift;
@@ -66,6 +68,11 @@ struct Round {
   // after another.
   int fan = 1;
   int stride = 1;           // shift: the distances of a fan are distance + f·stride (mod p)
+  // The round whose receipt the sends carry, counted back among the rounds
+  // with messages: 1 the one before (the default: each step forwards what
+  // the last brought), k an earlier one, 0 none (a rank's own data). A send
+  // waits only for that data and for the rank's last send.
+  int needs = 1;
 };
 
 struct RoundsPrice {

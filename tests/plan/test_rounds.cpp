@@ -59,17 +59,26 @@ TEST(Rounds, ExactOnHockneyForSynchronisedSchedules) {
 // simulate (docs/results.md quotes the matrix).
 TEST(Rounds, CloseToTheSimulatorAcrossModels) {
   std::vector<double> errors;
+  std::vector<std::vector<double>> by_model;
+  std::vector<std::string> names;
   double worst = 0;
   std::string worst_what;
-  for (const char* spec : {"postal:lambda=1.6", "hockney:alpha=2us,beta=0.1ns,gamma=0.05ns",
-                           "loggp:L=2us,o=1us,g=1us,G=0.8ns", "cluster:subnets=8+8+8+8,ranks=2",
-                           "cluster:subnets=16+4+4,ranks=4,up_bw=1GB/s"}) {
-    ModelPtr m = parse_model(spec);
+  // Probed profiles: the SimGrid harness's, measured by hetcoll's probe.
+  const std::string probed = std::string(HETCOLL_SOURCE_DIR) + "/bench/results/smpi_harness/profiles/";
+  for (const std::string spec : {std::string("postal:lambda=1.6"), std::string("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns"),
+                                 std::string("loggp:L=2us,o=1us,g=1us,G=0.8ns"), std::string("cluster:subnets=8+8+8+8,ranks=2"),
+                                 std::string("cluster:subnets=16+4+4,ranks=4,up_bw=1GB/s"),
+                                 "profile:" + probed + "cluster64_4subnets.json", "profile:" + probed + "slow_hosts.json"}) {
+    ModelPtr m = load_model(spec);
+    by_model.emplace_back();
+    names.push_back(spec.substr(0, spec.find(".json") == std::string::npos ? 40 : 0) +
+                    (spec.find(".json") == std::string::npos ? "" : spec.substr(spec.rfind('/') + 1)));
     for (const Algorithm& a : registry()) {
       if (!a.rounds) continue;
       for (CollOp op : a.ops) {
         if (!counts_known_everywhere(op)) continue;
         for (int p : {5, 16, 48}) {
+          if (m->ranks() > 0 && p > m->ranks()) continue;
           for (uint64_t bytes : {uint64_t(8), uint64_t(65536), uint64_t(1) << 20}) {
             if (op == CollOp::barrier && bytes != 8) continue;
             Collective c = op == CollOp::barrier ? Collective::make(op, p, 0) : Collective::make(op, p, bytes / 8, 0, 8);
@@ -79,6 +88,7 @@ TEST(Rounds, CloseToTheSimulatorAcrossModels) {
             const double s = simulated(a.name, c, *m);
             const double e = std::fabs(*r / s - 1);
             errors.push_back(e);
+            by_model.back().push_back(e);
             if (e > worst) worst = e, worst_what = cat(spec, " ", a.name, " p=", p, " bytes=", bytes);
           }
         }
@@ -86,12 +96,20 @@ TEST(Rounds, CloseToTheSimulatorAcrossModels) {
     }
   }
   ASSERT_GT(errors.size(), 300u);
+  auto quantile = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[std::min(v.size() - 1, size_t(double(v.size()) * q))];
+  };
+  for (size_t i = 0; i < names.size(); ++i)
+    std::printf("  %-44s %4zu prices  median %6.2f %%  90th %6.2f %%  worst %6.1f %%\n", names[i].c_str(),
+                by_model[i].size(), 100 * quantile(by_model[i], 0.5), 100 * quantile(by_model[i], 0.9),
+                100 * quantile(by_model[i], 1.0));
   std::sort(errors.begin(), errors.end());
   const double median = errors[errors.size() / 2], p90 = errors[errors.size() * 9 / 10];
   std::printf("rounds vs simulation: %zu prices, median error %.3g, 90th percentile %.3g, worst %.3g (%s)\n",
               errors.size(), median, p90, worst, worst_what.c_str());
   EXPECT_LE(median, 0.05);
-  EXPECT_LE(p90, 0.35);  // the networked models' (docs/results.md); exact elsewhere
+  EXPECT_LE(p90, 0.15);  // issue 24's targets (docs/results.md has the table)
 }
 
 // Issue 24's four calls: each chose a schedule 1.57-9.97x slower than a
