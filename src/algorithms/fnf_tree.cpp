@@ -36,7 +36,9 @@ constexpr size_t kSendersTried = 32;
 
 // Nodes are relative ranks (node v is rank (v + root) mod n). toward_root:
 // price messages from child to parent (reduce) instead.
-Tree fnf(const MachineModel& m, int n, int root, uint64_t bytes, bool toward_root) {
+// completion: where given, when the greedy has the last node done (the
+// tree's time on the model's per-pair costs, links not shared).
+Tree fnf(const MachineModel& m, int n, int root, uint64_t bytes, bool toward_root, double* completion = nullptr) {
   auto rank = [&](int v) { return (v + root) % n; };
   auto cost = [&](int parent, int child) {
     return toward_root ? m.message(rank(child), rank(parent), bytes) : m.message(rank(parent), rank(child), bytes);
@@ -85,6 +87,7 @@ Tree fnf(const MachineModel& m, int n, int root, uint64_t bytes, bool toward_roo
     for (size_t i = 0; i < tried.size(); ++i)
       free_at.push(i == pick ? Item{tried[i].first + busy(s, v), s} : tried[i]);
     free_at.push({best, v});
+    if (completion) *completion = std::max(*completion, best);
   }
   return Tree::from_edges(n, edges);
 }
@@ -170,6 +173,20 @@ Schedule generate(const GenContext& ctx) {
   return b.finish();
 }
 
+// The greedy's own completion time (bcast, reduce): what it builds the
+// tree by, the model's per-pair costs with nothing shared — for thousands of
+// ranks, where simulating the tree does not fit a decision.
+std::optional<Terms> estimate(const GenContext& ctx, const HockneyParams&) {
+  const Collective& c = ctx.coll;
+  if (c.op != CollOp::bcast && c.op != CollOp::reduce) return std::nullopt;
+  Terms t;
+  double done = 0;
+  fnf(ctx.model, c.nranks, c.root, vector_bytes(c), c.op == CollOp::reduce, &done);
+  t.fixed = done;
+  t.messages = uint64_t(std::max(0, c.nranks - 1));
+  return t;
+}
+
 // Worth a look where nodes differ (a model of particular ranks).
 bool distinct(const Collective&, const MachineModel& m) { return m.ranks() > 0; }
 
@@ -186,6 +203,7 @@ Algorithm fnf_tree_algorithm() {
   a.source = "Banikazemi et al. 1999 §4; FNF (ICPP 1998); ECEF (Bhat et al. 1999)";
   a.generate = generate;
   a.distinct = distinct;
+  a.estimate = estimate;
   return a;
 }
 

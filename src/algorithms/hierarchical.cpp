@@ -127,9 +127,174 @@ LevelCost level_cost(const GenContext& ctx, const Levels& L, const std::vector<s
   return lc;
 }
 
+// Alltoall through subnet leaders (alltoall_leaders): the gathers inside
+// every subnet, the leaders' exchange (an alltoall among them of the
+// blocks between two subnets), the copies that pack and unpack those blocks
+// at the busiest leader (2·|s|·p blocks), the scatters inside subnets. Alike
+// subnets (the levels' subnet_like) are priced once.
+std::optional<Terms> alltoall_estimate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const Levels L = levels_of(ctx.model, c.nranks, 0, true);
+  const std::vector<std::vector<int>> M = subnet_members(L);
+  const int p = c.nranks, S = int(M.size());
+  if (S < 2) return std::nullopt;  // one subnet: nothing to compose (not a candidate: distinct)
+  const uint64_t blk = c.count * c.elem_size;
+  double gather = 0, scatter = 0, copies = 0;
+  uint64_t messages = uint64_t(S) * uint64_t(S - 1), ops = 0;
+  std::vector<bool> priced(M.size(), false);
+  for (size_t s = 0; s < M.size(); ++s) {
+    const std::vector<int>& g = M[s];
+    messages += 2 * (g.size() - 1);
+    ops += 4 * g.size() * uint64_t(p);  // packed and unpacked at the leader, and the copies the phases make
+    const size_t like = s < L.subnet_like.size() ? L.subnet_like[s] : s;
+    if (g.size() <= 1 || priced[like]) continue;
+    priced[like] = true;
+    const std::vector<int>& d = M[like];
+    gather = std::max(gather, phase_choice(ctx, d, sub_call(CollOp::gather, int(d.size()), uint64_t(p) * c.count, c)).time);
+    scatter = std::max(scatter, phase_choice(ctx, d, sub_call(CollOp::scatter, int(d.size()), uint64_t(p) * c.count, c)).time);
+    copies = std::max(copies, 2 * double(d.size()) * double(p) * ctx.model.copy_time(d[0], blk));
+  }
+  // The leaders' exchange as an alltoall of the largest pair's blocks
+  // (|s|·|t| of them, s ≠ t).
+  std::vector<int> leaders;
+  uint64_t pair = 0;
+  for (const auto& g : M) leaders.push_back(g[0]);
+  for (size_t s = 0; s < M.size(); ++s)
+    for (size_t t = s + 1; t < M.size(); ++t) pair = std::max<uint64_t>(pair, M[s].size() * M[t].size());
+  const double exchange = phase_choice(ctx, leaders, sub_call(CollOp::alltoall, S, pair * c.count, c)).time;
+  Terms t;
+  t.fixed = gather + exchange + copies + scatter;
+  t.messages = std::max<uint64_t>(1, messages);
+  t.ops = 2 * messages + ops;
+  return t;
+}
+
+// Allreduce by shares (allreduce_shares): the host and subnet reduces; the
+// way up, where each subnet's `up` rank sends the others' shares one after
+// another and each owner takes S-1 partial sums of its share and combines
+// them; the way down, where each owner sends its result to the S-1 other
+// subnets one after another; the subnet and host broadcasts. K pieces pay
+// the slowest of these K-1 more times (as the other allreduces here).
+std::optional<Terms> shares_estimate(const GenContext& ctx, const Levels& L, uint64_t pieces,
+                                     const std::function<LevelCost(const std::vector<std::vector<int>>&, CollOp, uint64_t)>& level) {
+  const Collective& c = ctx.coll;
+  const MachineModel& m = ctx.model;
+  const size_t S = L.subnets.size();
+  const ShareRoles R = share_roles(m, L);
+  const uint64_t n = (c.count + pieces - 1) / pieces, E = c.elem_size;
+  const std::vector<uint64_t> part = split_by_shares(n, R.share);
+  std::vector<LevelCost> levels;
+  levels.push_back(level(L.hosts, CollOp::reduce, n));
+  levels.push_back(level(L.subnets, CollOp::reduce, n));
+  LevelCost up, down;
+  // On a network the shares cross the uplinks (and NICs) together: each
+  // way's bytes through its busiest link at its bandwidth bound it too.
+  const TopologyPtr topo = m.topology();
+  std::vector<double> up_load(topo ? topo->links.size() : 0, 0.0), down_load(up_load.size(), 0.0);
+  int route[Topology::kMaxRoute];
+  auto carry = [&](std::vector<double>& load, int a, int b, uint64_t bytes) {
+    if (!topo) return;
+    const int k = topo->route(a, b, route);
+    for (int i = 0; i < k; ++i) load[size_t(route[i])] += double(bytes);
+  };
+  for (size_t t = 0; t < S; ++t) {
+    double sent = 0, recv = 0;  // t's up rank's serial sends; t's owner's receives
+    for (size_t o = 0; o < S; ++o) {
+      if (o == t || !part[o]) continue;
+      const MessageCost k = m.message(R.up[t], R.own[o], part[o] * E);
+      carry(up_load, R.up[t], R.own[o], part[o] * E);
+      sent += k.send;
+      up.time = std::max(up.time, sent - k.send + k.arrive + k.recv);
+      ++up.messages;
+    }
+    if (part[t]) {
+      for (size_t u = 0; u < S; ++u)
+        if (u != t) recv += m.message(R.up[u], R.own[t], part[t] * E).recv + m.reduce_time(R.own[t], part[t] * E);
+      up.time = std::max({up.time, sent, recv});
+      double out = 0;  // t's owner sends its result to every other subnet, one after another
+      for (size_t u = 0; u < S; ++u) {
+        if (u == t) continue;
+        const MessageCost k = m.message(R.own[t], R.down[u], part[t] * E);
+        carry(down_load, R.own[t], R.down[u], part[t] * E);
+        down.time = std::max(down.time, out + k.arrive + k.recv);
+        out += k.send;
+        ++down.messages;
+      }
+    }
+  }
+  for (size_t l = 0; topo && l < topo->links.size(); ++l)
+    if (topo->links[l].bandwidth > 0) {
+      up.time = std::max(up.time, up_load[l] / topo->links[l].bandwidth);
+      down.time = std::max(down.time, down_load[l] / topo->links[l].bandwidth);
+    }
+  levels.push_back(level(L.subnets, CollOp::bcast, n));
+  levels.push_back(level(L.hosts, CollOp::bcast, n));
+  // Every piece goes up before any comes down, over the same uplinks: the
+  // two ways are one stage of the pipeline.
+  double sum = up.time + down.time, slowest = up.time + down.time;
+  uint64_t messages = up.messages + down.messages;
+  for (const LevelCost& lc : levels) {
+    sum += lc.time;
+    slowest = std::max(slowest, lc.time);
+    messages += lc.messages;
+  }
+  Terms t;
+  t.fixed = sum + double(pieces - 1) * slowest;
+  t.messages = std::max<uint64_t>(1, messages * pieces);
+  t.rough = true;  // 25-65 % low at 1 MiB (tests/plan/test_composite_prices.cpp)
+  return t;
+}
+
+// Scan and exscan (scan.cpp): an exscan and a reduce inside every host,
+// the same among each subnet's hosts, an exscan among the subnets, the
+// offsets broadcast down to the hosts and their ranks, and every rank's
+// combining of its parts (three copies and combines at most).
+std::optional<Terms> scan_estimate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  Levels L = levels_of(ctx.model, c.nranks, 0, true);
+  if (!consecutive(L)) return std::nullopt;
+  for (auto& g : L.subnets) std::sort(g.begin(), g.end());
+  L.subnet_like = alike_groups(ctx.model, L.subnets);  // as scan() orders them
+  L.top.clear();
+  for (auto& g : L.subnets) L.top.push_back(g[0]);
+  std::sort(L.top.begin(), L.top.end());
+  const bool top = L.top.size() > 1;
+  std::vector<LevelCost> levels;
+  auto add = [&](const std::vector<std::vector<int>>& groups, CollOp o) {
+    levels.push_back(
+        level_cost(ctx, L, groups, [&](const std::vector<int>& g) { return sub_call(o, int(g.size()), c.count, c); }, false));
+  };
+  add(L.hosts, CollOp::exscan);
+  add(L.hosts, CollOp::reduce);
+  add(L.subnets, CollOp::exscan);
+  if (top) {
+    add(L.subnets, CollOp::reduce);
+    add({L.top}, CollOp::exscan);
+  }
+  add(L.subnets, CollOp::bcast);
+  add(L.hosts, CollOp::bcast);
+  const uint64_t m = vector_bytes(c);
+  Terms t;
+  for (const LevelCost& lc : levels) t.fixed += lc.time, t.messages += lc.messages;
+  t.fixed += 3 * (ctx.model.copy_time(0, m) + ctx.model.reduce_time(0, m));
+  t.messages = std::max<uint64_t>(1, t.messages);
+  return t;
+}
+
 std::optional<Terms> estimate(const GenContext& ctx, const HockneyParams&) {
   const Collective& c = ctx.coll;
   const CollOp op = c.op;
+  if (op == CollOp::scan || op == CollOp::exscan) return scan_estimate(ctx);
+  if (op == CollOp::alltoall && !param_int(ctx, "direct", 0)) return alltoall_estimate(ctx);
+  if (op == CollOp::allreduce && param_int(ctx, "shares", 0) && !param_int(ctx, "slices", 0)) {
+    const Levels L = levels_of(ctx.model, c.nranks, 0, true);
+    if (L.subnets.size() < 2) return std::nullopt;
+    const uint64_t pieces = std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(param_int(ctx, "pieces", 1)), c.count));
+    return shares_estimate(ctx, L, pieces, [&](const std::vector<std::vector<int>>& groups, CollOp o, uint64_t count) {
+      return level_cost(ctx, L, groups, [&](const std::vector<int>& g) { return sub_call(o, int(g.size()), count, c); },
+                        false);
+    });
+  }
   const bool vec = op == CollOp::bcast || op == CollOp::reduce || op == CollOp::allreduce;
   if ((!vec && op != CollOp::allgather) || param_int(ctx, "slices", 0) || param_int(ctx, "direct", 0) ||
       param_int(ctx, "shares", 0))

@@ -1,5 +1,8 @@
 #include "algorithms/hierarchy.hpp"
 
+#include <mutex>
+#include <string>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -28,11 +31,7 @@ const std::vector<int>& Levels::like(const std::vector<int>& g) const {
   return g;
 }
 
-namespace {
-
-// For each group, the index of the first group with its fingerprint (groups
-// of one rank run nothing: each its own).
-std::vector<size_t> alike(const MachineModel& m, const std::vector<std::vector<int>>& groups) {
+std::vector<size_t> alike_groups(const MachineModel& m, const std::vector<std::vector<int>>& groups) {
   std::vector<size_t> like(groups.size());
   std::map<std::pair<size_t, uint64_t>, size_t> first;
   for (size_t i = 0; i < groups.size(); ++i) {
@@ -43,8 +42,6 @@ std::vector<size_t> alike(const MachineModel& m, const std::vector<std::vector<i
   }
   return like;
 }
-
-}  // namespace
 
 uint64_t cost_fingerprint(const MachineModel& m, const std::vector<int>& g) {
   Fnv f;
@@ -80,7 +77,31 @@ uint64_t cost_fingerprint(const MachineModel& m, const std::vector<int>& g) {
   return f.h;
 }
 
+namespace {
+Levels compute_levels(const MachineModel& m, int n, int root, bool want_alike);
+}  // namespace
+
+// Cached per (model, ranks, root): a decision at thousands of ranks asks for
+// the same levels once per setting of every composite it weighs, and the
+// likeness of groups (cost_fingerprint) is most of their cost.
 Levels levels_of(const MachineModel& m, int n, int root, bool want_alike) {
+  static std::mutex mu;
+  static std::map<std::string, Levels> cache;
+  const std::string key = cat(n, ':', root, ':', int(want_alike), '|', m.spec());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  Levels L = compute_levels(m, n, root, want_alike);
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 256) cache.clear();
+  cache.emplace(key, L);
+  return L;
+}
+
+namespace {
+Levels compute_levels(const MachineModel& m, int n, int root, bool want_alike) {
   TopologyPtr t = m.topology();
   if (t && t->ranks() < n) t = nullptr;
   auto host = [&](int r) { return t ? t->host_of(r) : r; };
@@ -119,11 +140,12 @@ Levels levels_of(const MachineModel& m, int n, int root, bool want_alike) {
   L.subnets = group_by(host_leaders, subnet);
   for (auto& g : L.subnets) L.top.push_back(g[0]);
   if (want_alike) {
-    L.host_like = alike(m, L.hosts);
-    L.subnet_like = alike(m, L.subnets);
+    L.host_like = alike_groups(m, L.hosts);
+    L.subnet_like = alike_groups(m, L.subnets);
   }
   return L;
 }
+}  // namespace
 
 std::vector<int> level_order(const Levels& L) {
   std::map<int, const std::vector<int>*> host_of_leader, subnet_of_leader;

@@ -47,6 +47,10 @@ Levels levels_of(const MachineModel& m, int nranks, int root, bool alike = false
 // and the route's links (renumbered, with bandwidths). Equal for groups
 // alike in every respect the simulator uses.
 uint64_t cost_fingerprint(const MachineModel& m, const std::vector<int>& group);
+// For each group, the index of the first group of its size and fingerprint
+// (groups of one rank run nothing: each its own): Levels' host_like and
+// subnet_like.
+std::vector<size_t> alike_groups(const MachineModel& m, const std::vector<std::vector<int>>& groups);
 
 // The ranks in level order: the top's subnets in turn, each subnet's hosts
 // in turn, each host's ranks (leaders first). Blocks laid out this way are

@@ -75,11 +75,17 @@ struct Terms {
   // `fixed` is the exact time on the postal model (a tree whose postal
   // time the paper states: binomial, λ-tree, star), not an estimate there.
   bool postal_exact = false;
+  uint64_t ops = 0;  // all the schedule's ops, where many are not messages (0: about two a message)
+  // A composite's estimate that is known to be rough (off by a third or more
+  // against the simulation on some machines): ranked as an estimate, after
+  // every candidate priced otherwise, not as a price of its phases.
+  bool rough = false;
   Terms& operator+=(const Terms& o) {
     alpha += o.alpha;
     beta += o.beta;
     gamma += o.gamma;
     messages += o.messages;
+    ops += o.ops;
     fixed += o.fixed;
     return *this;
   }

@@ -147,6 +147,9 @@ struct Weighing {
     // ranked after the simulated candidates.
     bool holds = false;
     uint64_t messages = 0;  // from the rounds (0: unknown)
+    // A composite's estimate known to be rough (Terms::rough): ranked as an
+    // estimate, after the priced candidates, not as its phases' price.
+    bool rough = false;
   };
   std::vector<Pending> pending;
   std::vector<double> ratios;     // simulated / estimated, for the candidates that have both
@@ -185,13 +188,14 @@ void Weighing::collect() {
       uint64_t ops;
       bool holds;
       uint64_t messages;
+      bool rough;
     };
     std::vector<Ranked> ranked;
     ClosedForm rank = a->estimate ? a->estimate : a->closed_form;
     HockneyParams est = hockney_estimate(model, coll.size_bytes());
     const bool postal = model.kind() == "postal";
     for (auto& s : others) {
-      Ranked r{INFINITY, s, 0, false, 0};
+      Ranked r{INFINITY, s, 0, false, 0, false};
       AlgorithmChoice ch = choose_algorithm(s, coll.op);
       GenContext ctx{coll, model, ch.params, -1, 0, &planned_phases()};
       try {
@@ -208,9 +212,12 @@ void Weighing::collect() {
             r.e = est.time(*t);
             // A postal tree's estimate is exact on the postal model.
             r.holds = postal && t->postal_exact;
+            r.rough = t->rough;
             // A send and a receive per message; without a count, every rank
             // takes part in each step on the critical path.
-            r.ops = t->messages ? 2 * t->messages : 2 * uint64_t(coll.nranks) * uint64_t(std::max(1.0, std::ceil(t->alpha)));
+            r.ops = t->ops         ? t->ops
+                    : t->messages ? 2 * t->messages
+                                  : 2 * uint64_t(coll.nranks) * uint64_t(std::max(1.0, std::ceil(t->alpha)));
           }
         }
       } catch (const InputError&) {  // the setting does not fit the call: the simulation says so below
@@ -222,7 +229,7 @@ void Weighing::collect() {
       std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.e < y.e; });
       ranked.resize(opt.max_simulated_variants);
     }
-    for (auto& r : ranked) pending.push_back({a, r.spec, r.e, r.ops, r.holds, r.messages});
+    for (auto& r : ranked) pending.push_back({a, r.spec, r.e, r.ops, r.holds, r.messages, r.rough});
     for (size_t i = 0; i < exact.size(); ++i) {
       const Terms& t = exact_terms[i];
       Candidate cand;
@@ -265,8 +272,14 @@ void Weighing::simulate_pending() {
       networked ? std::max<uint64_t>(1, kNetworkBudgetFactor * kNetworkBudgetRanks / uint64_t(std::max(coll.nranks, kNetworkBudgetRanks)))
                 : 1;
   const uint64_t budget = opt.sim_budget ? opt.sim_budget * factor : UINT64_MAX;
+  // And the steps simulated: past kNetworkBudgetRanks on a network they
+  // fall as 1/p too (a message there is a step for every link it shares).
+  const uint64_t work_budget =
+      networked && opt.work_budget && coll.nranks > kNetworkBudgetRanks
+          ? std::max<uint64_t>(1, opt.work_budget * uint64_t(kNetworkBudgetRanks) / uint64_t(coll.nranks))
+          : opt.work_budget;
   std::vector<const Algorithm*> too_large;  // algorithms with a setting too large for the budget
-  uint64_t work = 0;                        // steps simulated (opt.work_budget)
+  uint64_t work = 0;                        // steps simulated (work_budget)
   for (auto& pnd : pending) {
     // Only where the estimates are the model's own closed forms (a Hockney
     // model): on others (per-node overheads that overlap, shared links) an
@@ -279,10 +292,14 @@ void Weighing::simulate_pending() {
     // MPI layer's.)
     const bool outpriced = closed && std::isfinite(pnd.estimate) && pnd.estimate > 1.5 * best;
     if (outpriced && !pnd.holds) continue;
+    // Past kNetworkBudgetRanks on a network, a price that holds is taken as
+    // it is: simulating such a schedule (p·log p messages and more, every
+    // one sharing the links again) would spend the decision on it.
+    const bool held = pnd.holds && networked && coll.nranks > kNetworkBudgetRanks;
     const uint64_t left = budget - std::min(budget, res.simulated_ops);
     // Within the steps left too: a schedule is not built to be simulated
     // when building it alone would take them.
-    const uint64_t steps_left = opt.work_budget ? (opt.work_budget - std::min(opt.work_budget, work)) / kStepsPerOp : left;
+    const uint64_t steps_left = work_budget ? (work_budget - std::min(work_budget, work)) / kStepsPerOp : left;
     const size_t limit = size_t(std::min<uint64_t>({opt.op_limit, left, steps_left}));
     bool priced = false;
     // A setting of an algorithm whose better setting did not fit will not
@@ -290,18 +307,18 @@ void Weighing::simulate_pending() {
     const bool sibling_too_large = std::find(too_large.begin(), too_large.end(), pnd.a) != too_large.end();
     // Every rank takes part in some message: at least a send and a receive per rank.
     const uint64_t at_least = 2 * uint64_t(coll.nranks - 1);
-    if (outpriced && pnd.holds && budget != UINT64_MAX) {
+    if ((outpriced && pnd.holds && budget != UINT64_MAX) || (held && budget != UINT64_MAX)) {
       // priced below, by the estimate
     } else if (limit > 0 && budget != UINT64_MAX &&
         (sibling_too_large || pnd.likely_ops > limit || at_least > limit ||
          (!pnd.likely_ops && likely_ops(pnd.spec, coll, model, limit) > limit))) {
       res.simulated_ops += 2;  // looked at two ranks' programs: too large to simulate now
       too_large.push_back(pnd.a);
-    } else if (limit > 0 && (!opt.work_budget || work < opt.work_budget)) {
+    } else if (limit > 0 && (!work_budget || work < work_budget)) {
       try {
         uint64_t ops = 0, steps = 0;
         res.candidates.push_back(
-            simulate_candidate(pnd.spec, coll, model, opt, limit, opt.work_budget ? opt.work_budget - work : 0, ops, steps));
+            simulate_candidate(pnd.spec, coll, model, opt, limit, work_budget ? work_budget - work : 0, ops, steps));
         res.simulated_ops += ops;
         work += steps;
         priced = true;
@@ -311,7 +328,7 @@ void Weighing::simulate_pending() {
         res.simulated_ops += limit;  // generated up to the limit before giving up
         too_large.push_back(pnd.a);
       } catch (const WorkSpent&) {
-        work = opt.work_budget;  // what is left is priced by estimates
+        work = work_budget;  // what is left is priced by estimates
       } catch (const InputError&) {  // the setting does not fit this call (a structure the model lacks)
         res.skipped.push_back(pnd.spec);
         continue;
@@ -326,7 +343,7 @@ void Weighing::simulate_pending() {
       cand.algorithm = choose_algorithm(pnd.spec, coll.op).spec();
       cand.holds = pnd.holds;
       cand.estimated = !pnd.holds;
-      cand.from_parts = pnd.a->composite;
+      cand.from_parts = pnd.a->composite && !pnd.rough;
       cand.predicted = pnd.estimate;
       cand.messages = pnd.messages;
       if (cand.estimated && !cand.from_parts) estimated.push_back(res.candidates.size());

@@ -4,26 +4,6 @@
 
 namespace hetcoll::hierarchical {
 
-namespace {
-
-// shares=1: allreduce by shares. Each subnet owns a share of the vector,
-// sized to its uplink; the others send it their partial sums of that share
-// and it sends back the result (a reduce-scatter and an allgather among
-// subnets). Across its uplink a subnet then carries (1 + (S-2)x) of the
-// vector each way for a share x: the slowest subnet owns nothing and
-// carries one vector each way (the least any allreduce can), the others
-// split the vector so that none takes longer (S = 2: x in proportion to the
-// uplinks, each carries one vector). Three ranks of a subnet play the roles
-// (its host leaders, where it has them): `up` sends the subnet's partial
-// sums of the others' shares, `own` combines its share and sends the
-// result, `down` receives the others' results — so that no pair of ranks
-// streams both ways (over TCP such a pair's two directions take turns:
-// profile bandwidth_same_pair).
-struct ShareRoles {
-  std::vector<int> up, own, down;  // per subnet
-  std::vector<double> share;       // per subnet, summing to 1
-};
-
 ShareRoles share_roles(const MachineModel& m, const Levels& L) {
   const size_t S = L.subnets.size();
   ShareRoles r;
@@ -78,6 +58,8 @@ ShareRoles share_roles(const MachineModel& m, const Levels& L) {
   return r;
 }
 
+namespace {
+
 // g with `first` moved to the front (the others in order): a phase rooted there.
 std::vector<int> led_by(const std::vector<int>& g, int first) {
   std::vector<int> v{first};
@@ -86,8 +68,8 @@ std::vector<int> led_by(const std::vector<int>& g, int first) {
   return v;
 }
 
-// A piece's elements split among the subnets by their shares (whole
-// elements, largest remainders; non-owners get none).
+}  // namespace
+
 std::vector<uint64_t> split_by_shares(uint64_t count, const std::vector<double>& share) {
   const size_t S = share.size();
   std::vector<uint64_t> n(S, 0);
@@ -103,6 +85,8 @@ std::vector<uint64_t> split_by_shares(uint64_t count, const std::vector<double>&
   for (size_t i = 0; given < count; i = (i + 1) % rest.size(), ++given) ++n[rest[i].second];
   return n;
 }
+
+namespace {
 
 Schedule allreduce_shares(const GenContext& ctx) {
   const Collective& c = ctx.coll;

@@ -106,6 +106,31 @@ inline std::vector<std::vector<int>> subnet_members(const Levels& L) {
 // `root_out` when given.
 std::vector<Slice> reduce_up(Builder& b, const GenContext& ctx, const Levels& L, bool include_top, const Slice* root_out, const Piece& pc);
 
+// shares=1: allreduce by shares. Each subnet owns a share of the vector,
+// sized to its uplink; the others send it their partial sums of that share
+// and it sends back the result (a reduce-scatter and an allgather among
+// subnets). Across its uplink a subnet then carries (1 + (S-2)x) of the
+// vector each way for a share x: the slowest subnet owns nothing and
+// carries one vector each way (the least any allreduce can), the others
+// split the vector so that none takes longer (S = 2: x in proportion to the
+// uplinks, each carries one vector). Three ranks of a subnet play the roles
+// (its host leaders, where it has them): `up` sends the subnet's partial
+// sums of the others' shares, `own` combines its share and sends the
+// result, `down` receives the others' results — so that no pair of ranks
+// streams both ways (over TCP such a pair's two directions take turns:
+// profile bandwidth_same_pair).
+struct ShareRoles {
+  std::vector<int> up, own, down;  // per subnet
+  std::vector<double> share;       // per subnet, summing to 1
+};
+
+// Each subnet's share (sized to its uplink: the slowest subnet owns
+// nothing when there are three or more) and the ranks in each role.
+ShareRoles share_roles(const MachineModel& m, const Levels& L);
+// A piece's elements split among the subnets by their shares (whole
+// elements, largest remainders; non-owners get none).
+std::vector<uint64_t> split_by_shares(uint64_t count, const std::vector<double>& share);
+
 // The generators, one collective (or one variant) each.
 Schedule bcast(const GenContext& ctx);
 Schedule reduce(const GenContext& ctx);

@@ -21,7 +21,7 @@ Schedule scan(const GenContext& ctx) {
   // Groups in rank order (leaders the lowest ranks), whatever order the
   // ring gave the leaders.
   for (auto& g : L.subnets) std::sort(g.begin(), g.end());
-  L.subnet_like.clear();  // found for the groups as they were ordered
+  L.subnet_like = alike_groups(ctx.model, L.subnets);  // found again for the groups as now ordered
   L.top.clear();
   for (auto& g : L.subnets) L.top.push_back(g[0]);
   std::sort(L.top.begin(), L.top.end());
