@@ -12,11 +12,12 @@ import math
 import shutil
 import subprocess
 import sys
+import time
 
 from . import _core
 from .crossovers import crossover_lines, crossovers
 from .explain import explain_lines, how as priced_how
-from .proof import PROOF_OPS, sampled_proof
+from .proof import PLAN_SECONDS, PROOF_OPS, PROOF_WORK, SAMPLE_SECONDS, sampled_proof
 from .render import format_time, tree_lines, tree_dot, tree_from_schedule
 
 
@@ -149,7 +150,9 @@ def _build(args, limit: int = MAX_CLI_OPS, sampled: bool = False):
         # critical-path split of each.
         candidates = decision.get("candidates") if decision and not explain else None
         if candidates is None:
-            candidates = _core.plan(decision["representative"] if decision else coll, model, explain)
+            planned = _core.plan(decision["representative"] if decision else coll, model, explain, with_unpriced=True)
+            candidates = planned["candidates"]
+            args.unpriced = planned["unpriced"]
     try:
         schedule = _core.generate(algorithm, coll, model, limit)
     except _core.TooLarge:
@@ -251,7 +254,7 @@ def cmd_algorithms(args) -> int:
     return 0
 
 
-def _plan_record(model, coll, schedule, candidates, report, sim) -> dict:
+def _plan_record(model, coll, schedule, candidates, report, sim, unpriced=None) -> dict:
     rec = {
         "op": coll.op,
         "ranks": coll.nranks,
@@ -269,6 +272,8 @@ def _plan_record(model, coll, schedule, candidates, report, sim) -> dict:
     }
     if candidates is not None:
         rec["candidates"] = candidates
+        if unpriced is not None:
+            rec["unpriced"] = unpriced
     return rec
 
 
@@ -290,10 +295,11 @@ def _check_valid(schedule, report) -> None:
                             "a bug in hetcoll, please report it")
 
 
-def _plan_sampled(args, model, coll, candidates, forced, decision) -> int:
-    """plan for a schedule past PROOF_OPS: a sampled proof, the planner's price."""
+def _plan_sampled(args, model, coll, candidates, forced, decision, why=None, seconds=SAMPLE_SECONDS) -> int:
+    """plan for a schedule past PROOF_OPS (or whose data takes past PROOF_WORK to follow):
+    a sampled proof, the planner's price."""
     algorithm = args.algorithm_chosen
-    proof = sampled_proof(algorithm, coll, model)
+    proof = sampled_proof(algorithm, coll, model, seconds)
     if not proof["ok"]:
         raise InternalError(f"{algorithm} produced an invalid schedule ({proof['summary']}): "
                             "a bug in hetcoll, please report it")
@@ -304,7 +310,7 @@ def _plan_sampled(args, model, coll, candidates, forced, decision) -> int:
     if price is None:
         price = _core.rounds_price(algorithm, coll, model)
         how = "rounds" if price is not None else ""
-    full = f"more than {PROOF_OPS} ops: not built in full here"
+    full = why or f"more than {PROOF_OPS} ops: not built in full here"
     if args.save or args.dot or args.png:
         raise CliError(f"{algorithm} for {coll.describe()} has {full}; --save, --dot and --png need the whole schedule")
     if args.json:
@@ -314,6 +320,8 @@ def _plan_sampled(args, model, coll, candidates, forced, decision) -> int:
                "validation": proof["summary"], "proof": "sampled", "forced_by": forced}
         if candidates is not None:
             rec["candidates"] = candidates
+            if getattr(args, "unpriced", None) is not None:
+                rec["unpriced"] = args.unpriced
         _emit_json(rec)
         return 0
     print(f"{coll.describe()} on {model.spec}")
@@ -328,7 +336,7 @@ def _plan_sampled(args, model, coll, candidates, forced, decision) -> int:
         print("predicted  -   (no price without building it: simulate a smaller group)")
     if args.explain and candidates:
         print("candidates")
-        for line in explain_lines(candidates, model, _core.size_bytes(coll)):
+        for line in explain_lines(candidates, model, _core.size_bytes(coll), getattr(args, "unpriced", ())):
             print("  " + line)
     return 0
 
@@ -353,6 +361,7 @@ def cmd_plan_table(args) -> int:
 
 
 def cmd_plan(args) -> int:
+    started = time.monotonic()
     if args.table:
         return cmd_plan_table(args)
     if args.op is None:
@@ -361,9 +370,20 @@ def cmd_plan(args) -> int:
         raise CliError("--ranks takes one group size (a list only with --table)")
     args.ranks = args.ranks[0]
     model, coll, schedule, candidates, forced, decision = _build(args, PROOF_OPS, sampled=True)
+    def left():  # a sampled proof takes what is left of PLAN_SECONDS (at least half a second)
+        return max(0.5, PLAN_SECONDS - (time.monotonic() - started))
+
     if schedule is None:
-        return _plan_sampled(args, model, coll, candidates, forced, decision)
-    report = schedule.validate()
+        return _plan_sampled(args, model, coll, candidates, forced, decision, seconds=left())
+    try:
+        report = schedule.validate(PROOF_WORK)
+    except _core.TooLarge:
+        # Messages that carry thousands of ranks' blocks: following every piece of data
+        # takes long past PROOF_WORK steps (an allgather of 4096 ranks, 12 s): sampled.
+        args.algorithm_chosen = schedule.algorithm
+        return _plan_sampled(args, model, coll, candidates, forced, decision,
+                             f"{schedule.total_ops} ops whose data takes more than {PROOF_WORK} steps to follow: "
+                             "not followed in full here", left())
     _check_valid(schedule, report)
     sim = schedule.simulate(model)
     tree = tree_from_schedule(schedule, sim)
@@ -376,7 +396,7 @@ def cmd_plan(args) -> int:
         if args.png:
             _render_png(dot_text, args.png)
     if args.json:
-        rec = _plan_record(model, coll, schedule, candidates, report, sim)
+        rec = _plan_record(model, coll, schedule, candidates, report, sim, getattr(args, "unpriced", None))
         rec["forced_by"] = forced
         if decision:
             rec["decision"] = {"note": decision["note"], "size_class": decision["size_class"],
@@ -396,7 +416,7 @@ def cmd_plan(args) -> int:
     print(f"predicted  {format_time(sim.makespan, sim.unit)}" + (f"   ({note})" if note else ""))
     if args.explain:
         print("candidates")
-        for line in explain_lines(candidates, model, _core.size_bytes(coll)):
+        for line in explain_lines(candidates, model, _core.size_bytes(coll), getattr(args, "unpriced", ())):
             print("  " + line)
     elif candidates and len(candidates) > 1:
         shown = candidates[1:6]
@@ -435,7 +455,7 @@ def cmd_simulate(args) -> int:
             timeline.append({"rank": r, "op": i, "kind": op["kind"], "peer": op["peer"], "bytes": op["bytes"],
                              "slice": op["slice"], "start": start[first + i], "end": end[first + i]})
     if args.json:
-        rec = _plan_record(model, coll, schedule, candidates, report, sim)
+        rec = _plan_record(model, coll, schedule, candidates, report, sim, getattr(args, "unpriced", None))
         rec["rank_finish"] = list(sim.rank_finish)
         rec["timeline"] = timeline
         _emit_json(rec)

@@ -61,7 +61,7 @@ HOW = ("how: simulated = the schedule run on the model; closed form = the paper'
        "estimated = a rough α-β price, ranked after every candidate priced otherwise")
 
 
-def explain_lines(candidates, model, n_bytes):
+def explain_lines(candidates, model, n_bytes, unpriced=()):
     hp = _hockney_params(model)
     lines = []
     if hp:
@@ -74,4 +74,7 @@ def explain_lines(candidates, model, n_bytes):
     header = ["#", "algorithm", "predicted", "latency", "bandwidth", "compute", "messages", "how"]
     lines += format_table(header, explain_rows(candidates, model, n_bytes))
     lines.append(HOW)
+    if unpriced:
+        lines.append("not weighed (no price: too large to simulate within the decision and no estimate, "
+                     "or not fitting this call): " + ", ".join(unpriced))
     return lines

@@ -13,7 +13,9 @@ import time
 
 from . import _core
 
-PROOF_OPS = 2_000_000   # built and validated in full up to here (about a second)
+PROOF_OPS = 1_000_000   # built and validated in full up to here (about a second)
+PROOF_WORK = 4_000_000  # steps of following the data a full validation takes at most (about a second)
+PLAN_SECONDS = 2.5       # a sampled proof takes what is left of this since `hetcoll plan` started
 SAMPLE_RANKS = 16       # ranks whose programs a sampled proof builds
 PEERS_PER_RANK = 16     # and at most this many of each one's peers
 SAMPLE_OPS = 4_000_000  # ops a sampled proof builds in all (past it no further program, once a message matched)
@@ -28,7 +30,7 @@ def sample_ranks(p: int, root: int = 0, n: int = SAMPLE_RANKS) -> list:
     return sorted(picked)
 
 
-def sampled_proof(algorithm: str, coll, model) -> dict:
+def sampled_proof(algorithm: str, coll, model, seconds: float = SAMPLE_SECONDS) -> dict:
     """Builds sampled ranks' programs and their peers'; every message between them matched.
 
     Returns {"ok", "ranks", "peers", "messages", "problem", "summary"}.
@@ -39,7 +41,7 @@ def sampled_proof(algorithm: str, coll, model) -> dict:
     start = time.monotonic()
 
     def spent():
-        return built[0] >= SAMPLE_OPS or time.monotonic() - start > SAMPLE_SECONDS
+        return built[0] >= SAMPLE_OPS or time.monotonic() - start > seconds
 
     def program(r):
         if r not in programs:

@@ -29,6 +29,9 @@ Algorithm binomial_reduce_algorithm() {
   a.cost = "ceil(log2 p)(alpha + m beta + m gamma)";
   a.source = "InterCom §4.1; Bruck et al. §2.1 tree";
   a.generate = generate;
+  a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
+    return tree_reduce_estimate(ctx, double(ceil_log2(uint64_t(ctx.coll.nranks))), 1);
+  };
   return a;
 }
 }  // namespace hetcoll

@@ -114,6 +114,17 @@ Terms postal_estimate(const GenContext& ctx, Time time, bool exact = true) {
   return t;
 }
 
+// A reduce tree's rough estimate (not exact anywhere: ranked as an
+// estimate): `levels` levels on the root's path, in each `children`
+// messages received one after another, the last λ after its start, and
+// combined: levels·(children - 1 + λ) message times and levels·children
+// vectors combined.
+inline Terms tree_reduce_estimate(const GenContext& ctx, double levels, double children) {
+  Terms t = postal_estimate(ctx, [&](double lambda) { return levels * (children - 1 + lambda); }, false);
+  t.gamma = levels * children * double(ctx.coll.count * ctx.coll.elem_size);
+  return t;
+}
+
 // Rounds (registry.hpp: Algorithm::rounds) of the common shapes.
 inline Round local_round(uint64_t bytes) {
   Round r;

@@ -281,10 +281,93 @@ std::optional<Terms> scan_estimate(const GenContext& ctx) {
   return t;
 }
 
+// Barrier (barrier.cpp): fan-in and fan-out inside the hosts, the same
+// among each subnet's hosts, a star or dissemination among the subnets —
+// about a barrier of each level's groups, one level after another.
+std::optional<Terms> barrier_estimate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  if (param_int(ctx, "direct", 0)) return std::nullopt;
+  const Levels L = levels_of(ctx.model, c.nranks, 0, true);
+  Terms t;
+  for (const auto* groups : {&L.hosts, &L.subnets}) {
+    const LevelCost lc = level_cost(ctx, L, *groups, [&](const std::vector<int>& g) { return Collective::make(CollOp::barrier, int(g.size()), 0); }, false);
+    t.fixed += lc.time;
+  }
+  if (L.top.size() > 1) t.fixed += phase_choice(ctx, L.top, Collective::make(CollOp::barrier, int(L.top.size()), 0)).time;
+  t.messages = 2 * uint64_t(std::max(0, c.nranks - 1));
+  return t;
+}
+
+// Gather and scatter (gather_scatter.cpp), and reduce-scatter
+// (reduce_scatter.cpp): blocks up or down the levels — each level's groups
+// gathering (scattering) what is under each member, the root putting the
+// blocks in rank order (or the ranks laying their vectors out in level
+// order) — priced level by level.
+std::optional<Terms> blocks_estimate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const CollOp op = c.op;
+  const bool rs = op == CollOp::reduce_scatter || op == CollOp::reduce_scatter_block;
+  if (op == CollOp::reduce_scatter && c.counts.size() != size_t(c.nranks)) return std::nullopt;
+  const Levels L = levels_of(ctx.model, c.nranks, rs ? 0 : c.root, true);
+  const uint64_t e = c.elem_size;
+  auto block = [&](int r) { return op == CollOp::reduce_scatter ? c.counts[size_t(r)] : c.count; };  // elements
+  std::map<int, uint64_t> under;  // elements under each host leader, then each subnet leader
+  for (auto& g : L.hosts)
+    for (int r : g) under[g[0]] += block(r);
+  std::map<int, uint64_t> subnet_under;
+  for (auto& g : L.subnets)
+    for (int h : g) subnet_under[g[0]] += under[h];
+  uint64_t all = 0;
+  for (int r = 0; r < c.nranks; ++r) all += block(r);
+  std::vector<LevelCost> levels;
+  auto add = [&](const std::vector<std::vector<int>>& groups, const SubFor& sub) {
+    levels.push_back(level_cost(ctx, L, groups, sub, false));
+  };
+  auto counts_of = [&](const std::vector<int>& g, const std::map<int, uint64_t>* per) {
+    std::vector<uint64_t> v;
+    for (int x : g) v.push_back(per ? per->at(x) : block(x));
+    return v;
+  };
+  const std::vector<std::vector<int>> top{L.top};
+  if (rs) {  // combine up to the subnet leaders, share out among them, scatter down
+    auto reduce_all = [&](const std::vector<int>& g) { return sub_call(CollOp::reduce, int(g.size()), all, c); };
+    add(L.hosts, reduce_all);
+    add(L.subnets, reduce_all);
+    if (L.top.size() > 1)
+      add(top, [&](const std::vector<int>& g) {
+        Collective x = Collective::make_v(CollOp::reduce_scatter, counts_of(g, &subnet_under), 0, e);
+        x.order_free = c.order_free;
+        return x;
+      });
+    add(L.subnets, [&](const std::vector<int>& g) { return blocks_call(CollOp::scatter, CollOp::scatterv, counts_of(g, &under), c); });
+    add(L.hosts, [&](const std::vector<int>& g) { return blocks_call(CollOp::scatter, CollOp::scatterv, counts_of(g, nullptr), c); });
+  } else {
+    const bool gather = op == CollOp::gather;
+    const CollOp one = gather ? CollOp::gather : CollOp::scatter, v = gather ? CollOp::gatherv : CollOp::scatterv;
+    std::vector<std::pair<const std::vector<std::vector<int>>*, const std::map<int, uint64_t>*>> steps{
+        {&L.hosts, nullptr}, {&L.subnets, &under}, {&top, &subnet_under}};
+    if (!gather) std::reverse(steps.begin(), steps.end());
+    for (auto& [groups, per] : steps)
+      add(*groups, [&, per = per](const std::vector<int>& g) { return blocks_call(one, v, counts_of(g, per), c); });
+  }
+  Terms t;
+  for (const LevelCost& lc : levels) t.fixed += lc.time, t.messages += lc.messages;
+  // The blocks put in (or taken from) rank order at the root; a
+  // reduce-scatter's every rank lays out its vector.
+  const int at = rs ? 0 : c.root;
+  t.fixed += rs ? ctx.model.copy_time(at, all * e) : double(c.nranks) * ctx.model.copy_time(at, c.count * e);
+  t.messages = std::max<uint64_t>(1, t.messages);
+  return t;
+}
+
 std::optional<Terms> estimate(const GenContext& ctx, const HockneyParams&) {
   const Collective& c = ctx.coll;
   const CollOp op = c.op;
   if (op == CollOp::scan || op == CollOp::exscan) return scan_estimate(ctx);
+  if (op == CollOp::gather || op == CollOp::scatter || op == CollOp::reduce_scatter ||
+      op == CollOp::reduce_scatter_block)
+    return blocks_estimate(ctx);
+  if (op == CollOp::barrier) return barrier_estimate(ctx);
   if (op == CollOp::alltoall && !param_int(ctx, "direct", 0)) return alltoall_estimate(ctx);
   if (op == CollOp::allreduce && param_int(ctx, "shares", 0) && !param_int(ctx, "slices", 0)) {
     const Levels L = levels_of(ctx.model, c.nranks, 0, true);

@@ -29,6 +29,12 @@ Algorithm kary_reduce_algorithm() {
   a.source = "k-ary trees (MPICH, Open MPI)";
   a.params = {{"k", ParamKind::integer, 1, 1 << 30, false, "children per node"}};
   a.generate = generate;
+  a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
+    const uint64_t k = uint64_t(std::max(1, param_int(ctx, "k", 1))), p = uint64_t(ctx.coll.nranks);
+    double levels = 0;  // below the root: k, k², … ranks until all p are in
+    for (uint64_t in = 1, width = 1; in < p; ++levels) width = width > p / k ? p : width * k, in += width;
+    return tree_reduce_estimate(ctx, levels, double(std::min<uint64_t>(k, p - 1)));
+  };
   a.variants = variants;
   return a;
 }

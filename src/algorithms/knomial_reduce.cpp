@@ -30,6 +30,12 @@ Algorithm knomial_reduce_algorithm() {
   a.source = "MPICH/UCC k-nomial reduce";
   a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix: each rank receives from k-1 children per round"}};
   a.generate = generate;
+  a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
+    const uint64_t k = uint64_t(std::max(2, param_int(ctx, "k", 2))), p = uint64_t(ctx.coll.nranks);
+    double rounds = 0;
+    for (uint64_t reach = 1; reach < p; reach = reach > p / k ? p : reach * k) ++rounds;
+    return tree_reduce_estimate(ctx, rounds, double(k - 1));
+  };
   a.variants = variants;
   return a;
 }

@@ -362,7 +362,13 @@ NB_MODULE(_core, m) {
            },
            "sim"_a)
       .def("validate",
-           [](const Schedule& s) { return report_dict(validate(s)); })
+           [](const Schedule& s, uint64_t work_limit) {
+             ValidationOptions o;
+             o.work_limit = work_limit;
+             return report_dict(validate(s, o));
+           },
+           "work_limit"_a = 0,
+           "every buffer access and message checked; work_limit > 0 raises TooLarge past that many steps")
       .def("simulate",
            [](const Schedule& s, const MachineModel& mm, bool timeline) {
              nb::gil_scoped_release release;
@@ -412,7 +418,7 @@ NB_MODULE(_core, m) {
         "the algorithm's price from its rounds on the model (sim/rounds.hpp), without building the schedule; "
         "None where the algorithm has no rounds for this call");
   m.def("plan",
-        [](const Collective& c, const MachineModel& mm, bool explain) {
+        [](const Collective& c, const MachineModel& mm, bool explain, bool with_unpriced) -> nb::object {
           PlanResult pr;
           {
             nb::gil_scoped_release release;
@@ -420,9 +426,15 @@ NB_MODULE(_core, m) {
             opt.explain = explain;
             pr = plan(c, mm, opt);
           }
-          return candidate_dicts(pr);
+          if (!with_unpriced) return nb::cast(candidate_dicts(pr));
+          nb::dict d;
+          d["candidates"] = candidate_dicts(pr);
+          d["unpriced"] = pr.skipped;
+          return d;
         },
-        "collective"_a, "model"_a, "explain"_a = false, "all candidates for this very call, best first");
+        "collective"_a, "model"_a, "explain"_a = false, "with_unpriced"_a = false,
+        "all candidates for this very call, best first; with_unpriced: a dict of them and the settings that "
+        "could not be priced (too large to simulate within the decision, no estimate, or not fitting the call)");
 
   m.def("decide",
         [](const Collective& c, std::shared_ptr<MachineModel> mm, const std::string& overrides,

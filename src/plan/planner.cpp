@@ -273,10 +273,12 @@ void Weighing::simulate_pending() {
                 : 1;
   const uint64_t budget = opt.sim_budget ? opt.sim_budget * factor : UINT64_MAX;
   // And the steps simulated: past kNetworkBudgetRanks on a network they
-  // fall as 1/p too (a message there is a step for every link it shares).
+  // fall as 1/p too (a message there is a step for every link it shares),
+  // to a quarter at most: the trees and composites that only the simulator
+  // prices still fit (a hierarchical barrier of 4096 ranks).
   const uint64_t work_budget =
       networked && opt.work_budget && coll.nranks > kNetworkBudgetRanks
-          ? std::max<uint64_t>(1, opt.work_budget * uint64_t(kNetworkBudgetRanks) / uint64_t(coll.nranks))
+          ? opt.work_budget * uint64_t(kNetworkBudgetRanks) / uint64_t(std::min(coll.nranks, 4 * kNetworkBudgetRanks))
           : opt.work_budget;
   std::vector<const Algorithm*> too_large;  // algorithms with a setting too large for the budget
   uint64_t work = 0;                        // steps simulated (work_budget)

@@ -303,6 +303,7 @@ class Ancestry {
 };
 
 void check_races(const Schedule& s, const ValidationOptions& opt, Errors& err) {
+  uint64_t work = 0;
   struct Segment {
     uint64_t hi;
     int64_t writer = -1;           // the last op that wrote these bytes
@@ -348,6 +349,10 @@ void check_races(const Schedule& s, const ValidationOptions& opt, Errors& err) {
       }
       for (auto it = m.lower_bound(lo); it != m.end() && it->first < hi; ++it) {
         Segment& sg = it->second;
+        work += 1 + (write ? sg.readers.size() : 0);
+        if (opt.work_limit && work > opt.work_limit)
+          throw TooLarge(cat("checking ", s.algorithm, " (", s.coll.describe(), ") for races takes more than ",
+                             opt.work_limit, " steps"));
         if (sg.writer >= 0 && uint32_t(sg.writer) != op && !anc.ordered(uint32_t(sg.writer), op)) race(uint32_t(sg.writer), op);
         if (write) {
           for (uint32_t rd : sg.readers)
@@ -469,12 +474,22 @@ class SymbolicRun {
   void check_barrier();
   std::vector<Piece> read(int r, Buf b, uint64_t off, uint64_t len) {
     Place pl = layout_[size_t(r)].place[size_t(b)];
-    return store_[size_t(r)][size_t(pl.storage)].read(pl.base + off, len);
+    std::vector<Piece> v = store_[size_t(r)][size_t(pl.storage)].read(pl.base + off, len);
+    spend(v.size());
+    return v;
   }
   void write(int r, Buf b, uint64_t off, const std::vector<Piece>& v) {
     Place pl = layout_[size_t(r)].place[size_t(b)];
     store_[size_t(r)][size_t(pl.storage)].write(pl.base + off, v);
+    spend(v.size());
   }
+  void spend(uint64_t pieces) {
+    work_ += 1 + pieces;
+    if (opt_.work_limit && work_ > opt_.work_limit)
+      throw TooLarge(cat("validating ", s_.algorithm, " (", s_.coll.describe(), ") takes more than ", opt_.work_limit,
+                         " steps (pieces of data followed)"));
+  }
+  uint64_t work_ = 0;
   uint64_t* know_row(uint64_t node) { return &know_[node * words_]; }
   void release(uint64_t node, uint64_t from) {
     if (barrier_) {

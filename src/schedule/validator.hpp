@@ -34,6 +34,11 @@ struct ValidationOptions {
   std::vector<std::optional<int64_t>> in_minus_out;
   bool check_races = true;
   size_t max_errors = 12;
+  // Pieces of byte contents read and written, and accesses checked for
+  // races, at most (0: no bound): past it validate() throws TooLarge. A
+  // message carrying every rank's block (an allgather at thousands of
+  // ranks) is thousands of pieces: the work follows them, not the ops.
+  uint64_t work_limit = 0;
 };
 
 struct ValidationReport {
