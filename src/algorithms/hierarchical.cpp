@@ -360,10 +360,67 @@ std::optional<Terms> blocks_estimate(const GenContext& ctx) {
   return t;
 }
 
+// Allreduce by slices (allreduce_slices): host reduces, a reduce-scatter
+// of K slices inside each subnet (K: the fewest hosts a subnet has), the
+// k-th hosts of all subnets allreducing slice k (K allreduces across the
+// uplinks at once: the slowest of them, and on a network the bytes each
+// uplink carries for all K), allgathers inside the subnets, host bcasts.
+std::optional<Terms> slices_estimate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const Levels L = levels_of(ctx.model, c.nranks, 0, true);
+  size_t K = SIZE_MAX;
+  for (auto& g : L.subnets) K = std::min(K, g.size());
+  if (K == SIZE_MAX || K == 0) return std::nullopt;
+  const Blocks slices = even_blocks(c.count, c.elem_size, int(K));
+  auto counts_for = [&](size_t members) {
+    std::vector<uint64_t> v(members, 0);
+    for (size_t k = 0; k < K; ++k) v[k] = slices.len[k] / c.elem_size;
+    return v;
+  };
+  std::vector<LevelCost> levels;
+  auto add = [&](const std::vector<std::vector<int>>& groups, const SubFor& sub) {
+    levels.push_back(level_cost(ctx, L, groups, sub, false));
+  };
+  add(L.hosts, [&](const std::vector<int>& g) { return sub_call(CollOp::reduce, int(g.size()), c.count, c); });
+  add(L.subnets, [&](const std::vector<int>& g) {
+    Collective x = Collective::make_v(CollOp::reduce_scatter, counts_for(g.size()), 0, c.elem_size);
+    x.order_free = c.order_free;
+    return x;
+  });
+  std::vector<std::vector<int>> across(K);
+  for (size_t k = 0; k < K; ++k)
+    for (auto& g : L.subnets) across[k].push_back(g[k]);
+  LevelCost top = level_cost(ctx, L, across, [&](const std::vector<int>& g) {
+    return sub_call(CollOp::allreduce, int(g.size()), slices.largest() / c.elem_size, c);
+  }, false);
+  // The K allreduces share the uplinks: each carries about two slices out and
+  // in for each of them (a reduce-scatter and an allgather of the slice).
+  if (const TopologyPtr topo = ctx.model.topology(); topo && L.subnets.size() > 1)
+    for (auto& g : L.subnets) {
+      const int s = topo->subnet_of(g[0]);
+      const int up = topo->uplink_out[size_t(s)];
+      if (up < 0) continue;
+      const double bw = topo->links[size_t(up)].bandwidth;
+      const bool shared = topo->uplink_in[size_t(s)] == up;  // both ways through one link
+      const double bytes = 2.0 * double(vector_bytes(c)) * double(L.subnets.size() - 1) / double(L.subnets.size());
+      if (bw > 0) top.time = std::max(top.time, (shared ? 2 : 1) * bytes / bw);
+    }
+  levels.push_back(top);
+  add(L.subnets, [&](const std::vector<int>& g) {
+    return Collective::make_v(CollOp::allgatherv, counts_for(g.size()), 0, c.elem_size);
+  });
+  add(L.hosts, [&](const std::vector<int>& g) { return sub_call(CollOp::bcast, int(g.size()), c.count, c); });
+  Terms t;
+  for (const LevelCost& lc : levels) t.fixed += lc.time, t.messages += lc.messages;
+  t.messages = std::max<uint64_t>(1, t.messages);
+  return t;
+}
+
 std::optional<Terms> estimate(const GenContext& ctx, const HockneyParams&) {
   const Collective& c = ctx.coll;
   const CollOp op = c.op;
   if (op == CollOp::scan || op == CollOp::exscan) return scan_estimate(ctx);
+  if (op == CollOp::allreduce && param_int(ctx, "slices", 0)) return slices_estimate(ctx);
   if (op == CollOp::gather || op == CollOp::scatter || op == CollOp::reduce_scatter ||
       op == CollOp::reduce_scatter_block)
     return blocks_estimate(ctx);

@@ -226,7 +226,10 @@ void Weighing::collect() {
       ranked.push_back(std::move(r));
     }
     if (ranked.size() > opt.max_simulated_variants && rank) {
-      std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.e < y.e; });
+      // The best estimates kept; a rough one counts as none (its setting's
+      // rank among the others is unknown): such settings keep their order.
+      auto key = [](const Ranked& r) { return r.rough ? INFINITY : r.e; };
+      std::stable_sort(ranked.begin(), ranked.end(), [&](const auto& x, const auto& y) { return key(x) < key(y); });
       ranked.resize(opt.max_simulated_variants);
     }
     for (auto& r : ranked) pending.push_back({a, r.spec, r.e, r.ops, r.holds, r.messages, r.rough});
@@ -261,8 +264,12 @@ void Weighing::simulate_pending() {
   // simulated; past it a candidate is priced by its estimate.
   double best = INFINITY;
   for (auto& c : res.candidates) best = std::min(best, c.predicted);
+  // Rough estimates (Terms::rough) after the others: their order among
+  // the candidates is the least known, and simulating one first could
+  // spend the budget that the better-priced need.
   std::stable_sort(pending.begin(), pending.end(), [](const Pending& x, const Pending& y) {
     if (std::isinf(x.estimate) != std::isinf(y.estimate)) return std::isinf(x.estimate);
+    if (x.rough != y.rough) return y.rough;
     return x.estimate < y.estimate;
   });
   // A machine with a network (shared links, subnets): estimates cannot see

@@ -53,6 +53,7 @@ TEST(CompositePrices, EstimatesFollowTheSimulation) {
                                 {"hierarchical", CollOp::reduce},
                                 {"hierarchical", CollOp::allreduce},
                                 {"hierarchical[pieces=4]", CollOp::allreduce},
+                                {"hierarchical[slices=1]", CollOp::allreduce},
                                 {"hierarchical", CollOp::allgather},
                                 {"hierarchical", CollOp::scan},
                                 {"hierarchical", CollOp::barrier},
