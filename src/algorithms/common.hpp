@@ -122,6 +122,7 @@ Terms postal_estimate(const GenContext& ctx, Time time, bool exact = true) {
 inline Terms tree_reduce_estimate(const GenContext& ctx, double levels, double children) {
   Terms t = postal_estimate(ctx, [&](double lambda) { return levels * (children - 1 + lambda); }, false);
   t.gamma = levels * children * double(ctx.coll.count * ctx.coll.elem_size);
+  t.rough = true;  // weighed after the candidates priced better (planner.cpp)
   return t;
 }
 

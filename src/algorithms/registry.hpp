@@ -66,6 +66,12 @@ using Generator = Schedule (*)(const GenContext&);
 // A cost on the α-β-γ (Hockney) model, as coefficients: the number of
 // message start-ups α, the bytes times β and the bytes times γ on the
 // critical path. InterCom's formulas are written this way.
+// Ranks past which a decision on a model with a network simulates less
+// (plan/planner.hpp: kNetworkBudgetFactor) and prices more without
+// simulating: estimates whose error grows with the ranks count as rough
+// past it.
+constexpr int kNetworkBudgetRanks = 256;
+
 struct Terms {
   double alpha = 0, beta = 0, gamma = 0;
   uint64_t messages = 0;  // all messages of the schedule, when the closed form knows (0: unknown)
@@ -76,9 +82,10 @@ struct Terms {
   // time the paper states: binomial, λ-tree, star), not an estimate there.
   bool postal_exact = false;
   uint64_t ops = 0;  // all the schedule's ops, where many are not messages (0: about two a message)
-  // A composite's estimate that is known to be rough (off by a third or more
-  // against the simulation on some machines): ranked as an estimate, after
-  // every candidate priced otherwise, not as a price of its phases.
+  // An estimate known to be rough (off by a third or more against the
+  // simulation on some machines): simulated after the others, and a
+  // composite's ranked as an estimate, after every candidate priced
+  // otherwise, not as a price of its phases.
   bool rough = false;
   Terms& operator+=(const Terms& o) {
     alpha += o.alpha;

@@ -264,11 +264,16 @@ void Weighing::simulate_pending() {
   // simulated; past it a candidate is priced by its estimate.
   double best = INFINITY;
   for (auto& c : res.candidates) best = std::min(best, c.predicted);
-  // Rough estimates (Terms::rough) after the others: their order among
-  // the candidates is the least known, and simulating one first could
-  // spend the budget that the better-priced need.
-  std::stable_sort(pending.begin(), pending.end(), [](const Pending& x, const Pending& y) {
-    if (std::isinf(x.estimate) != std::isinf(y.estimate)) return std::isinf(x.estimate);
+  // A rough estimate (Terms::rough) is not put ahead of better-priced
+  // settings by a price that may be a third off: up to kNetworkBudgetRanks
+  // it orders like none (with those only the simulator can price, in
+  // registry order, first); past them, where little is simulated, after
+  // every setting with a better price.
+  const bool few = coll.nranks <= kNetworkBudgetRanks;
+  std::stable_sort(pending.begin(), pending.end(), [few](const Pending& x, const Pending& y) {
+    const bool ux = std::isinf(x.estimate) || (few && x.rough), uy = std::isinf(y.estimate) || (few && y.rough);
+    if (ux != uy) return ux;
+    if (ux) return false;
     if (x.rough != y.rough) return y.rough;
     return x.estimate < y.estimate;
   });
@@ -290,9 +295,6 @@ void Weighing::simulate_pending() {
   std::vector<const Algorithm*> too_large;  // algorithms with a setting too large for the budget
   uint64_t work = 0;                        // steps simulated (work_budget)
   for (auto& pnd : pending) {
-    // Only where the estimates are the model's own closed forms (a Hockney
-    // model): on others (per-node overheads that overlap, shared links) an
-    // α-β estimate can be far above what the simulator finds.
     // Only where the model's prices are its closed forms (Hockney): there a
     // setting priced 1.5x the best or more needs no simulation to lose — an
     // estimate is dropped, a price that holds listed as it is. Elsewhere

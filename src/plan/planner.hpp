@@ -74,7 +74,7 @@ constexpr size_t kDecisionSimOps = size_t(1) << 15;
 // large regular schedules are priced by their rounds and simulating costs
 // more per candidate.
 constexpr size_t kNetworkBudgetFactor = 8;
-constexpr int kNetworkBudgetRanks = 256;
+// (kNetworkBudgetRanks: algorithms/registry.hpp)
 // Steps of simulation (SimOptions::work_limit) a decision's candidates take
 // at most in all, about 40 ms here: on a network a schedule of few ops can
 // take many steps (every message that starts or ends shares the links
