@@ -16,7 +16,7 @@ import time
 
 from . import _core
 from .crossovers import crossover_lines, crossovers
-from .explain import explain_lines, how as priced_how
+from .explain import bound_text, explain_lines, how as priced_how, times_bound
 from .proof import PLAN_SECONDS, PROOF_OPS, PROOF_WORK, SAMPLE_SECONDS, sampled_proof
 from .render import format_time, tree_lines, tree_dot, tree_from_schedule
 
@@ -313,11 +313,12 @@ def _plan_sampled(args, model, coll, candidates, forced, decision, why=None, sec
     full = why or f"more than {PROOF_OPS} ops: not built in full here"
     if args.save or args.dot or args.png:
         raise CliError(f"{algorithm} for {coll.describe()} has {full}; --save, --dot and --png need the whole schedule")
+    bound = _core.bound(coll, model)
     if args.json:
         rec = {"op": coll.op, "ranks": coll.nranks, "root": coll.root, "bytes": coll.count * coll.elem_size,
                "elem_size": coll.elem_size, "model": model.spec, "algorithm": algorithm,
                "predicted_time": price, "unit": model.unit, "priced": how, "valid": proof["ok"],
-               "validation": proof["summary"], "proof": "sampled", "forced_by": forced}
+               "validation": proof["summary"], "proof": "sampled", "forced_by": forced, "bound": bound}
         if candidates is not None:
             rec["candidates"] = candidates
             if getattr(args, "unpriced", None) is not None:
@@ -334,9 +335,11 @@ def _plan_sampled(args, model, coll, candidates, forced, decision, why=None, sec
         print(f"predicted  {format_time(price, model.unit)}   (the planner's price: {how})")
     else:
         print("predicted  -   (no price without building it: simulate a smaller group)")
+    print(f"bound      {bound_text(bound, model.unit)}" + (f"; predicted {times_bound(price, bound)} it"
+                                                            if bound["bound"] and price is not None else ""))
     if args.explain and candidates:
         print("candidates")
-        for line in explain_lines(candidates, model, _core.size_bytes(coll), getattr(args, "unpriced", ())):
+        for line in explain_lines(candidates, model, _core.size_bytes(coll), getattr(args, "unpriced", ()), bound):
             print("  " + line)
     return 0
 
@@ -395,8 +398,10 @@ def cmd_plan(args) -> int:
             _write(args.dot, dot_text)
         if args.png:
             _render_png(dot_text, args.png)
+    bound = _core.bound(coll, model)
     if args.json:
         rec = _plan_record(model, coll, schedule, candidates, report, sim, getattr(args, "unpriced", None))
+        rec["bound"] = bound
         rec["forced_by"] = forced
         if decision:
             rec["decision"] = {"note": decision["note"], "size_class": decision["size_class"],
@@ -414,9 +419,11 @@ def cmd_plan(args) -> int:
     print(f"validated  {report['summary']}")
     note = _lambda_note(model, coll)
     print(f"predicted  {format_time(sim.makespan, sim.unit)}" + (f"   ({note})" if note else ""))
+    print(f"bound      {bound_text(bound, sim.unit)}" + (f"; predicted {times_bound(sim.makespan, bound)} it"
+                                                          if bound["bound"] else ""))
     if args.explain:
         print("candidates")
-        for line in explain_lines(candidates, model, _core.size_bytes(coll), getattr(args, "unpriced", ())):
+        for line in explain_lines(candidates, model, _core.size_bytes(coll), getattr(args, "unpriced", ()), bound):
             print("  " + line)
     elif candidates and len(candidates) > 1:
         shown = candidates[1:6]
@@ -429,6 +436,44 @@ def cmd_plan(args) -> int:
             print("  " + line)
     else:
         print(f"schedule   {schedule.total_ops} ops, {schedule.message_count} messages (use simulate for the timeline)")
+    return 0
+
+
+def cmd_bound(args) -> int:
+    """hetcoll bound: the least time any schedule can take on the model, beside hetcoll's choice."""
+    if args.op is None:
+        raise CliError("bound needs a collective")
+    if len(args.ranks) != 1:
+        raise CliError("--ranks takes one group size")
+    args.ranks = args.ranks[0]
+    coll = _collective(args)
+    model = _core.group_model(_core.parse_model(args.model), [], coll.nranks)
+    b = _core.bound(coll, model)
+    choice, predicted = None, None
+    if not args.no_choice:
+        decision = _core.decide(coll, model, args.override or "")
+        if not decision["native"]:
+            choice = args.algorithm or decision["algorithm"]
+            try:
+                predicted = _core.generate(choice, coll, model, PROOF_OPS).simulate(model).makespan
+            except _core.TooLarge:
+                predicted = _core.rounds_price(choice, coll, model)
+                if predicted is None and choice == decision["algorithm"]:
+                    predicted = decision["predicted"]
+    if args.json:
+        rec = {"op": coll.op, "ranks": coll.nranks, "root": coll.root, "bytes": coll.count * coll.elem_size,
+               "model": model.spec, "unit": model.unit, **b, "algorithm": choice, "predicted": predicted,
+               "x_bound": predicted / b["bound"] if predicted is not None and b["bound"] > 0 else None}
+        _emit_json(rec)
+        return 0
+    print(f"{coll.describe()} on {model.spec}")
+    print(f"bound      {bound_text(b, model.unit)}")
+    print(f"           the largest of {b['constraints']} lower bounds: cuts of hosts and subnets, their links together, "
+          "ports, one message (docs/bound.md)")
+    if choice:
+        print(f"hetcoll    {choice}: " + (f"{format_time(predicted, model.unit)} predicted, "
+                                           f"{times_bound(predicted, b)} the bound" if predicted is not None else
+                                           "no prediction without building it"))
     return 0
 
 
@@ -454,8 +499,10 @@ def cmd_simulate(args) -> int:
         for i, op in enumerate(schedule.ops(r)):
             timeline.append({"rank": r, "op": i, "kind": op["kind"], "peer": op["peer"], "bytes": op["bytes"],
                              "slice": op["slice"], "start": start[first + i], "end": end[first + i]})
+    bound = _core.bound(coll, model)
     if args.json:
         rec = _plan_record(model, coll, schedule, candidates, report, sim, getattr(args, "unpriced", None))
+        rec["bound"] = bound
         rec["rank_finish"] = list(sim.rank_finish)
         rec["timeline"] = timeline
         _emit_json(rec)
@@ -979,6 +1026,12 @@ def _planning_commands(sub) -> None:
     pl.add_argument("--table-elem-sizes", type=lambda t: [_int_in(1, 1 << 30, "--table-elem-sizes")(x) for x in t.split(",")],
                     default=[1, 4, 8], help="with --table: element sizes (default 1,4,8)")
     pl.set_defaults(func=cmd_plan)
+
+    bd = sub.add_parser("bound", help="the physical bound: the least time any schedule of a collective can take "
+                        "on a model (cuts of hosts and subnets over their links), beside hetcoll's choice")
+    _add_collective_args(bd)
+    bd.add_argument("--no-choice", action="store_true", help="the bound alone (no decision, no simulation)")
+    bd.set_defaults(func=cmd_bound)
 
     s = sub.add_parser("simulate", help="per-rank completion times and the timeline of a schedule")
     s.add_argument("op", nargs="?", help="collective (omit with --schedule)")

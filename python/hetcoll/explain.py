@@ -3,6 +3,7 @@ sorted, with its latency, bandwidth and compute terms — InterCom's Table 2
 for any collective."""
 from __future__ import annotations
 
+from . import _core
 from .render import format_time
 
 
@@ -15,8 +16,33 @@ def _hockney_params(model):
     return a, (ab - a) / (1 << 20), model.reduce_time(0, 1 << 20) / (1 << 20)
 
 
-def explain_rows(candidates, model, n_bytes):
-    """Rows of strings: rank, algorithm, predicted, latency, bandwidth, compute, messages, how."""
+def bound_text(b, unit) -> str:
+    """The physical bound (model/bound.hpp) and the constraint that binds it, one line."""
+    if not b["bound"]:
+        return "0 (nothing must move)"
+    what = b["cut"]
+    if b["capacity"]:
+        what += (f": {_core.format_bytes(int(b['bytes']))} at {format_rate(b['capacity'], unit)}"
+                 + (f" + {format_time(b['overheads'], unit)} of overheads" if b["overheads"] else ""))
+    return f"{format_time(b['bound'], unit)}   ({what})"
+
+
+def format_rate(bytes_per_unit: float, unit: str) -> str:
+    if unit != "s":
+        return f"{bytes_per_unit:.4g} B/{unit}"
+    for scale, name in ((1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s")):
+        if bytes_per_unit >= scale:
+            return f"{bytes_per_unit / scale:.4g} {name}"
+    return f"{bytes_per_unit:.4g} B/s"
+
+
+def times_bound(t, b) -> str:
+    """t as a multiple of the bound: '1.23×', or '-' where the bound is 0."""
+    return f"{t / b['bound']:.2f}×" if b and b["bound"] > 0 else "-"
+
+
+def explain_rows(candidates, model, n_bytes, bound=None):
+    """Rows of strings: rank, algorithm, predicted, × bound, latency, bandwidth, compute, messages, how."""
     unit = model.unit
     hp = _hockney_params(model)
     rows = []
@@ -29,7 +55,8 @@ def explain_rows(candidates, model, n_bytes):
                 cp = "0"
         else:
             lat, bw, cp = (format_time(c[k], unit) for k in ("latency", "bandwidth", "compute"))
-        rows.append([str(i), c["algorithm"], format_time(c["predicted"], unit), lat, bw, cp,
+        rows.append([str(i), c["algorithm"], format_time(c["predicted"], unit), times_bound(c["predicted"], bound),
+                     lat, bw, cp,
                      str(c["messages"]) if 0 < c["messages"] < 1 << 63 else "-", how(c)])
     return rows
 
@@ -61,7 +88,7 @@ HOW = ("how: simulated = the schedule run on the model; closed form = the paper'
        "estimated = a rough α-β price, ranked after every candidate priced otherwise")
 
 
-def explain_lines(candidates, model, n_bytes, unpriced=()):
+def explain_lines(candidates, model, n_bytes, unpriced=(), bound=None):
     hp = _hockney_params(model)
     lines = []
     if hp:
@@ -71,8 +98,8 @@ def explain_lines(candidates, model, n_bytes, unpriced=()):
     else:
         lines.append("latency = size-independent part, bandwidth = the rest of the message costs, "
                      "compute = combining and copying, along the critical path")
-    header = ["#", "algorithm", "predicted", "latency", "bandwidth", "compute", "messages", "how"]
-    lines += format_table(header, explain_rows(candidates, model, n_bytes))
+    header = ["#", "algorithm", "predicted", "× bound", "latency", "bandwidth", "compute", "messages", "how"]
+    lines += format_table(header, explain_rows(candidates, model, n_bytes, bound))
     lines.append(HOW)
     if unpriced:
         lines.append("not weighed (no price: too large to simulate within the decision and no estimate, "

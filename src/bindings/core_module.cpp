@@ -11,6 +11,7 @@
 #include "plan/phase_choice.hpp"
 #include "algorithms/postal_math.hpp"
 #include "config/settings.hpp"
+#include "model/bound.hpp"
 #include "model/profile.hpp"
 #include "model/subnets.hpp"
 #include "algorithms/registry.hpp"
@@ -417,6 +418,26 @@ NB_MODULE(_core, m) {
         "algorithm"_a, "collective"_a, "model"_a,
         "the algorithm's price from its rounds on the model (sim/rounds.hpp), without building the schedule; "
         "None where the algorithm has no rounds for this call");
+  m.def("bound",
+        [](const Collective& c, const MachineModel& mm) {
+          Bound b;
+          {
+            nb::gil_scoped_release release;
+            b = lower_bound(c, mm);
+          }
+          nb::dict d;
+          d["bound"] = b.time;
+          d["cut"] = b.cut;
+          d["bytes"] = b.bytes;
+          d["capacity"] = b.capacity;
+          d["overheads"] = b.overheads;
+          d["constraints"] = b.constraints;
+          d["network"] = b.network;
+          return d;
+        },
+        "collective"_a, "model"_a,
+        "the physical bound (model/bound.hpp): the least time any schedule of the call can take on the model, "
+        "with the constraint that binds");
   m.def("plan",
         [](const Collective& c, const MachineModel& mm, bool explain, bool with_unpriced) -> nb::object {
           PlanResult pr;
