@@ -19,6 +19,8 @@ Algorithm knomial_reduce_algorithm();
 Algorithm kary_reduce_algorithm();
 Algorithm star_reduce_algorithm();
 Algorithm chain_reduce_algorithm();
+Algorithm packed_bcast_algorithm();
+Algorithm packed_reduce_algorithm();
 Algorithm distributed_combine_gather_algorithm();
 Algorithm rabenseifner_reduce_algorithm();
 Algorithm reduce_bcast_algorithm();

@@ -33,6 +33,8 @@ const std::vector<Algorithm>& registry() {
         kary_reduce_algorithm(),
         star_reduce_algorithm(),
         chain_reduce_algorithm(),
+        packed_bcast_algorithm(),
+        packed_reduce_algorithm(),
         distributed_combine_gather_algorithm(),
         rabenseifner_reduce_algorithm(),
         reduce_bcast_algorithm(),

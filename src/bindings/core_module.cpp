@@ -12,6 +12,7 @@
 #include "algorithms/postal_math.hpp"
 #include "config/settings.hpp"
 #include "model/bound.hpp"
+#include "model/tree_packing.hpp"
 #include "model/profile.hpp"
 #include "model/subnets.hpp"
 #include "algorithms/registry.hpp"
@@ -438,6 +439,32 @@ NB_MODULE(_core, m) {
         "collective"_a, "model"_a,
         "the physical bound (model/bound.hpp): the least time any schedule of the call can take on the model, "
         "with the constraint that binds");
+  m.def("pack_trees",
+        [](const MachineModel& mm, int root_host, bool towards_root, int max_trees) {
+          TopologyPtr t = mm.topology();
+          if (!t) throw InputError("pack_trees: the model has no topology");
+          TreePacking tp;
+          {
+            nb::gil_scoped_release release;
+            tp = pack_trees(*t, root_host, towards_root ? TreeDirection::in : TreeDirection::out, max_trees);
+          }
+          nb::list trees;
+          for (const PackedTree& pt : tp.trees) {
+            nb::dict d;
+            d["parent"] = pt.parent;
+            d["share"] = pt.share;
+            d["depth"] = pt.depth;
+            trees.append(d);
+          }
+          nb::dict d;
+          d["trees"] = trees;
+          d["rate"] = tp.rate;
+          d["bottleneck"] = tp.bottleneck;
+          return d;
+        },
+        "model"_a, "root_host"_a = 0, "towards_root"_a = false, "max_trees"_a = 8,
+        "spanning trees of the model's hosts packed on its links (model/tree_packing.hpp): per tree the parent "
+        "host of each host and its share of the data; the rate they carry together (bytes/s) and the busiest link");
   m.def("plan",
         [](const Collective& c, const MachineModel& mm, bool explain, bool with_unpriced) -> nb::object {
           PlanResult pr;

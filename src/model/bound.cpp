@@ -16,6 +16,7 @@ namespace {
 // leaves another).
 struct Crossing {
   std::vector<double> in, out;
+  std::vector<char> used;  // the part holds ranks of the call
   double aggregate = 0;
 };
 
@@ -41,6 +42,8 @@ Crossing crossing(const Collective& c, const std::vector<int>& part, int nparts)
   x.out.assign(size_t(nparts), 0);
   std::vector<int> ranks_in(size_t(nparts), 0);
   for (int r = 0; r < p; ++r) ++ranks_in[size_t(part[size_t(r)])];
+  x.used.assign(size_t(nparts), 0);
+  for (int X = 0; X < nparts; ++X) x.used[size_t(X)] = ranks_in[size_t(X)] > 0;
   const int k = int(std::count_if(ranks_in.begin(), ranks_in.end(), [](int n) { return n > 0; }));
   if (k < 2) return x;
   const double m = double(c.count) * c.elem_size;
@@ -222,7 +225,7 @@ void network_cuts(Constraints& k, const Collective& c, const Topology& t, const 
   double cap_in = 0, cap_out = 0;
   bool in_everywhere = true, out_everywhere = true;
   for (int X = 0; X < nparts; ++X) {
-    if (x.in[size_t(X)] == 0 && x.out[size_t(X)] == 0 && x.aggregate == 0) continue;
+    if (!x.used[size_t(X)] || (x.in[size_t(X)] == 0 && x.out[size_t(X)] == 0 && x.aggregate == 0)) continue;
     const int li = link_in[size_t(X)], lo = link_out[size_t(X)];
     if (li >= 0 && li == lo) {
       k.add(label(in_name, X) + " both ways", x.in[size_t(X)] + x.out[size_t(X)], cap(li), overheads);

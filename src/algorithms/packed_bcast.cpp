@@ -1,0 +1,80 @@
+// packed_bcast — broadcast along several spanning trees of the hosts at
+// once, each carrying a share of the vector sized to what the links allow.
+//
+// The trees come from the group's topology (model/tree_packing.hpp): the
+// fractional packing of spanning trees from the root's host over the
+// links' bandwidths — on subnets joined by uplinks, trees that enter each
+// subnet through a different uplink path, so that no uplink carries the
+// vector more often than it must. Tree k carries bytes [o_k, o_k + s_k·m).
+// Each tree is pipelined in segments: a host's rank passes segment i on to
+// its child hosts (larger subtrees first) and to the other ranks of its host
+// as soon as it has it. Segments of all trees go in the order of how much of
+// their tree they complete.
+// Steps: about depth + k segment steps (k segments of the widest tree).
+// Bytes: every rank receives m once; a host sends m·Σ_k s_k·children_k(h).
+// Constraints: needs a topology of hosts to differ from a chain (without
+// one, one chain of ranks from the root).
+// Parameters: trees (most trees, default 8), seg (segment bytes; default by
+// the model for the deepest tree, at most 512 segments in all).
+// Source: packing spanning trees for broadcast (Edmonds 1973; Blink, MLSys
+// 2020; ForestColl 2024), fractional packing by multiplicative weights
+// (Garg & Könemann 1998); pipelining as InterCom §8.
+#include "algorithms/all.hpp"
+#include "algorithms/packed_trees.hpp"
+
+#include <map>
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  PackedLayout L = packed_layout(ctx, TreeDirection::out, false);
+  Builder b = make_builder(ctx, cat("packed_bcast[seg=", L.seg, ",trees=", L.trees_asked, ",window=", L.window, "]"));
+  for (int r = 0; r < c.nranks; ++r) {
+    if (!b.wants(r)) continue;
+    const int h = L.host[size_t(r)];
+    const bool rep = L.rep[size_t(h)] == r;
+    // A peer's segments one after another: concurrent messages of one pair
+    // would share the wire and all arrive late (and over TCP they queue
+    // anyway), while messages to different peers go at once.
+    std::map<int, std::vector<uint32_t>> last;  // the sends to a peer so far
+    auto send = [&](int to, const Slice& piece) {
+      std::vector<uint32_t>& v = last[to];
+      v.push_back(v.size() >= size_t(L.window) ? b.send(r, to, piece, {v[v.size() - size_t(L.window)]})
+                                               : b.send(r, to, piece));
+    };
+    for (auto [k, i] : L.order[size_t(h)]) {
+      const Blocks& seg = L.segments[size_t(k)];
+      const Slice piece{Buf::out, seg.off[size_t(i)], seg.len[size_t(i)]};
+      if (piece.len == 0) continue;
+      if (!rep) {
+        b.recv(r, L.rep[size_t(h)], piece);
+        continue;
+      }
+      const int parent = L.packing.trees[size_t(k)].parent[size_t(h)];
+      if (parent >= 0) b.recv(r, L.rep[size_t(parent)], piece);
+      for (int child : L.children[size_t(k)][size_t(h)]) send(L.rep[size_t(child)], piece);
+      for (int l : L.local[size_t(h)]) send(l, piece);
+    }
+  }
+  return b.finish();
+}
+std::vector<std::string> variants(const Collective&, const MachineModel&) { return packed_variants("packed_bcast"); }
+}  // namespace
+
+Algorithm packed_bcast_algorithm() {
+  Algorithm a;
+  a.name = "packed_bcast";
+  a.ops = {CollOp::bcast};
+  a.description = "spanning trees of the hosts packed on the links' bandwidths, each a share of the vector, pipelined";
+  a.steps = "about depth + k segment steps";
+  a.bytes = "m into every rank; a host sends m times its children, averaged over the trees";
+  a.cost = "about m / (the packing's rate) + depth segment times";
+  a.source = "tree packing (Edmonds; Blink MLSys 2020; ForestColl 2024), multiplicative weights (Garg-Könemann)";
+  a.params = packed_params();
+  a.generate = generate;
+  a.distinct = packed_distinct;
+  a.variants = variants;
+  return a;
+}
+}  // namespace hetcoll

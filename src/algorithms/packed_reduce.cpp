@@ -1,0 +1,94 @@
+// packed_reduce — combine-to-one along several spanning trees of the hosts
+// at once, each combining a share of the vector sized to what the links
+// allow: the broadcast's packing (packed_bcast.cpp) with the data flowing
+// towards the root.
+//
+// Tree k combines bytes [o_k, o_k + s_k·m). Segment by segment, a host's
+// rank takes in the other ranks of its host and its child hosts, combines
+// each into its partial vector (a scratch copy of its input; the root's
+// output) and passes the segment to its parent host. Two slots per
+// incoming message keep receiving and combining overlapped.
+// Steps: about depth + k segment steps. Bytes: every rank but the root
+// sends m once; a host receives m·Σ_k s_k·children_k(h).
+// Constraints: a commutative operator (MPI's built-in ones): contributions
+// are combined in the order they arrive.
+// Parameters: trees (most trees, default 8), seg (segment bytes).
+// Source: as packed_bcast (in-trees: Edmonds' packing of the reversed
+// graph); pipelined reduce as chain_reduce.
+#include "algorithms/all.hpp"
+#include "algorithms/packed_trees.hpp"
+
+#include <map>
+
+namespace hetcoll {
+namespace {
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const uint64_t m = vector_bytes(c);
+  PackedLayout L = packed_layout(ctx, TreeDirection::in, true);
+  Builder b = make_builder(ctx, cat("packed_reduce[seg=", L.seg, ",trees=", L.trees_asked, ",window=", L.window, "]"));
+  const Slice in{Buf::in, 0, m};
+  const uint64_t slot_len = L.largest_segment();
+  for (int r = 0; r < c.nranks; ++r) {
+    if (!b.wants(r)) continue;
+    const int h = L.host[size_t(r)];
+    // A peer's segments one after another (see packed_bcast.cpp).
+    std::map<int, std::vector<uint32_t>> last;  // the sends to a peer so far
+    auto send = [&](int to, const Slice& piece) {
+      std::vector<uint32_t>& v = last[to];
+      v.push_back(v.size() >= size_t(L.window) ? b.send(r, to, piece, {v[v.size() - size_t(L.window)]})
+                                               : b.send(r, to, piece));
+    };
+    if (L.rep[size_t(h)] != r) {  // another rank of the host: its input to the host's rank
+      for (auto [k, i] : L.order[size_t(h)]) {
+        const Blocks& seg = L.segments[size_t(k)];
+        if (seg.len[size_t(i)]) send(L.rep[size_t(h)], in.sub(seg.off[size_t(i)], seg.len[size_t(i)]));
+      }
+      continue;
+    }
+    size_t fan_in = 0;
+    for (const auto& kids : L.children) fan_in = std::max(fan_in, kids[size_t(h)].size());
+    fan_in += L.local[size_t(h)].size();
+    Slice work = in;
+    if (r == c.root) work = Slice{Buf::out, 0, m};
+    else if (fan_in > 0) work = Slice{Buf::tmp, b.alloc_tmp(r, m), m};
+    if (work.buf != Buf::in) b.copy(r, work, in);
+    const uint64_t nslots = 2 * fan_in;
+    const uint64_t slots = nslots ? b.alloc_tmp(r, nslots * slot_len) : 0;
+    uint64_t next = 0;
+    for (auto [k, i] : L.order[size_t(h)]) {
+      const Blocks& seg = L.segments[size_t(k)];
+      if (seg.len[size_t(i)] == 0) continue;
+      const Slice piece = work.sub(seg.off[size_t(i)], seg.len[size_t(i)]);
+      auto take = [&](int from) {
+        const Slice slot{Buf::tmp, slots + (next++ % nslots) * slot_len, piece.len};
+        b.recv(r, from, slot);
+        b.reduce(r, piece, slot);
+      };
+      for (int l : L.local[size_t(h)]) take(l);
+      for (int child : L.children[size_t(k)][size_t(h)]) take(L.rep[size_t(child)]);
+      const int parent = L.packing.trees[size_t(k)].parent[size_t(h)];
+      if (parent >= 0) send(L.rep[size_t(parent)], piece);
+    }
+  }
+  return b.finish();
+}
+std::vector<std::string> variants(const Collective&, const MachineModel&) { return packed_variants("packed_reduce"); }
+}  // namespace
+
+Algorithm packed_reduce_algorithm() {
+  Algorithm a;
+  a.name = "packed_reduce";
+  a.ops = {CollOp::reduce};
+  a.description = "spanning in-trees of the hosts packed on the links' bandwidths, each combining a share, pipelined";
+  a.steps = "about depth + k segment steps";
+  a.bytes = "m out of every rank but the root; a host takes in m times its children, averaged over the trees";
+  a.cost = "about m / (the packing's rate) + depth segment times (combining overlapped)";
+  a.source = "tree packing (Edmonds; Blink MLSys 2020; ForestColl 2024), multiplicative weights (Garg-Könemann)";
+  a.params = packed_params();
+  a.generate = generate;
+  a.distinct = packed_distinct;
+  a.variants = variants;
+  return a;
+}
+}  // namespace hetcoll

@@ -1,0 +1,49 @@
+// What packed_bcast and packed_reduce share: the trees packed on the
+// group's topology (model/tree_packing.hpp), which rank stands for each
+// host, which bytes each tree carries and in what order the segments go.
+#pragma once
+#include <utility>
+#include <vector>
+
+#include "algorithms/common.hpp"
+#include "model/tree_packing.hpp"
+
+namespace hetcoll {
+
+struct PackedLayout {
+  TreePacking packing;
+  int root_host = 0;
+  std::vector<int> host;                  // per rank
+  std::vector<int> rep;                   // per host: the rank in the trees (the root on its host)
+  std::vector<std::vector<int>> local;    // per host: its other ranks
+  // Per tree, per host: the child hosts, larger subtrees first.
+  std::vector<std::vector<std::vector<int>>> children;
+  std::vector<Blocks> segments;           // per tree: its bytes, cut into segments
+  // Per host: (tree, segment) in the order its ranks take them — the order
+  // in which the segments reach the host (or, towards the root, can leave
+  // it), so that a rank's sends, which leave in program order, never wait
+  // for a segment of a slow tree while a fast tree's is there.
+  std::vector<std::vector<std::pair<int, int>>> order;
+  uint64_t seg = 0;                       // segment bytes
+  int trees_asked = 0;
+  int window = 0;                         // messages in flight to one peer
+  uint64_t largest_segment() const;
+};
+
+// The layout for the context's call: trees=K caps the trees (default
+// kPackedTrees), seg=S the segment bytes (default: chosen by the model for
+// the deepest tree). Without a topology of several hosts, one chain of
+// ranks from the root (what chain_bcast/chain_reduce run).
+PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combine);
+constexpr int kPackedTrees = 8;
+constexpr int kPackedWindow = 3;
+
+// The registry's facts about the two algorithms' parameters.
+std::vector<ParamSpec> packed_params();
+// The settings the planner weighs: the default, three trees, two messages
+// in flight a peer (the SimGrid harness's platforms each pick one of them).
+std::vector<std::string> packed_variants(const std::string& name);
+// Worth weighing: the model has hosts joined by links.
+bool packed_distinct(const Collective& c, const MachineModel& m);
+
+}  // namespace hetcoll
