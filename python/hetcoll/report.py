@@ -34,7 +34,7 @@ from .profile import format_time
 
 # A row's times (seconds): each null or a number in [0, a day] — not NaN,
 # not infinite, not a time no collective takes.
-_TIME_KEYS = ("min_s", "median_s", "predicted_s", "sync_median_s", "alone_median_s", "barrier_s")
+_TIME_KEYS = ("min_s", "median_s", "predicted_s", "bound_s", "sync_median_s", "alone_median_s", "barrier_s")
 _MAX_SECONDS = 86400.0
 
 
@@ -115,7 +115,8 @@ def summary_rows(rows: list[dict]) -> list[dict]:
         second = sh and (not nat or (sn and sn[1] == sh[1]))
         pick = (lambda r: _second(r)[0]) if second else (lambda r: r.get("median_s"))
         row = {"op": op, "bytes": b, "ranks": n, "algorithm": h.get("algorithm", ""), "hetcoll_s": pick(h),
-               "predicted_s": h.get("predicted_s"), "native_s": pick(nat) if nat else None,
+               "predicted_s": h.get("predicted_s"), "bound_s": h.get("bound_s"),
+               "native_s": pick(nat) if nat else None,
                "timing": sh[1] if second else "Fig. 2"}
         if h.get("timed_as") == "native":  # hetcoll decided native: its call is PMPI's, timed once
             row["timing"] += ", native's call"
@@ -123,6 +124,8 @@ def summary_rows(rows: list[dict]) -> list[dict]:
             continue
         row["ratio"] = row["native_s"] / row["hetcoll_s"] if row["native_s"] and row["hetcoll_s"] > 0 else None
         row["error"] = (row["predicted_s"] / row["hetcoll_s"] - 1) if row["predicted_s"] and row["hetcoll_s"] > 0 else None
+        # Measured time over the physical bound on the profile (docs/bound.md).
+        row["x_bound"] = row["hetcoll_s"] / row["bound_s"] if row["bound_s"] else None
         out.append(row)
     return out
 
@@ -435,17 +438,21 @@ def build(results: list[str], profile_path: str, out_dir: str, title: str | None
                      + ".</p>")
     parts.append("<h2>Every measurement</h2><table><tr><th class='l'>collective</th><th>bytes</th><th>ranks</th>"
                  "<th class='l'>hetcoll's algorithm</th><th>hetcoll</th><th>predicted</th><th>error</th>"
-                 "<th>native</th><th>native ÷ hetcoll</th><th class='l'>timing</th></tr>")
+                 "<th>native</th><th>native ÷ hetcoll</th><th>bound</th><th>× bound</th>"
+                 "<th class='l'>timing</th></tr>")
     for s in summ:
         cls = "" if s["ratio"] is None else " class='win'" if s["ratio"] >= 1.0 else " class='lose'"
         err = "-" if s["error"] is None else f"{100 * s['error']:+.0f} %"
         ratio = "-" if s["ratio"] is None else f"{s['ratio']:.2f}×"
         pred = format_time(s["predicted_s"]) if s["predicted_s"] else "-"
         nat = format_time(s["native_s"]) if s["native_s"] else "-"
+        lb = format_time(s["bound_s"]) if s.get("bound_s") else "-"
+        xb = f"{s['x_bound']:.2f}×" if s.get("x_bound") else "-"
         parts.append(
             f"<tr><td class='l'>{s['op']}</td><td>{_size(s['bytes'])}</td><td>{s['ranks']}</td>"
             f"<td class='l'>{html.escape(s['algorithm'])}</td><td>{format_time(s['hetcoll_s'])}</td>"
-            f"<td>{pred}</td><td>{err}</td><td>{nat}</td><td{cls}>{ratio}</td><td class='l'>{s['timing']}</td></tr>")
+            f"<td>{pred}</td><td>{err}</td><td>{nat}</td><td{cls}>{ratio}</td><td>{lb}</td><td>{xb}</td>"
+            f"<td class='l'>{s['timing']}</td></tr>")
     parts.append("</table>")
     for heading, path, caption in figs:
         parts.append(f"<h2>{html.escape(heading)}</h2><figure>{_img(path, heading)}"

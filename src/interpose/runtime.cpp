@@ -11,6 +11,7 @@
 #include "interpose/buffers.hpp"
 #include "interpose/comm_state.hpp"
 #include "interpose/runtime_config.hpp"
+#include "model/bound.hpp"
 #include "interpose/watchdog.hpp"
 #include "model/profile_model.hpp"
 #include "schedule/passes.hpp"
@@ -98,6 +99,15 @@ Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
       if (!d.runner_up.empty())
         line += cat("; runner-up ", d.runner_up, " ", d.runner_up_predicted * 1e6, " us (+",
                     int(100.0 * (d.runner_up_predicted - d.predicted) / std::max(d.predicted, 1e-30)), "%)");
+      // The physical bound of this call on the group's machine (docs/bound.md).
+      try {
+        const std::vector<int> none;
+        const ModelPtr gm =
+            pl.model_for(hosts ? st.host_map : (per_rank ? st.world_ranks : none), call.nranks);
+        const Bound b = lower_bound(call, *gm);
+        if (b.time > 0) line += cat("; bound ", b.time * 1e6, " us (", b.cut, ")");
+      } catch (const std::exception&) {  // an explanation only
+      }
     }
     say(line);
   }

@@ -41,6 +41,7 @@
 #include "measure/fig2_timing.hpp"
 #include "measure/program_args.hpp"
 #include "measure/sync_timing.hpp"
+#include "model/bound.hpp"
 #include "model/machine_model.hpp"
 #include "model/profile_model.hpp"
 #include "sim/simulator.hpp"
@@ -155,6 +156,7 @@ struct Row {
   uint64_t bytes = 0;
   std::vector<double> times, sync;  // Fig. 2; from a synchronized start (latency-bound calls)
   double predicted = NAN, barrier = 0;
+  double bound = NAN;  // the physical bound on the model (model/bound.hpp)
   std::string note;
   // hetcoll's row where its decision is native: its call is PMPI's, so the
   // native row's times are its times (timed once; two timings of one call
@@ -433,7 +435,7 @@ int write_results(const Options& opt, const Machine& mc, const std::vector<Row>&
         "distribution-free 95 % interval)\",\n \"repeats\": "
      << opt.repeats << ",\n \"max_repeats\": " << opt.max_repeats << ",\n \"rows\": [";
   std::ostringstream csv;
-  csv << "op,bytes,variant,algorithm,min_us,median_us,sync_median_us,predicted_us,note\n";
+  csv << "op,bytes,variant,algorithm,min_us,median_us,sync_median_us,predicted_us,bound_us,note\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     const fig2::Summary s = fig2::summarize(r.times);
@@ -441,7 +443,7 @@ int write_results(const Options& opt, const Machine& mc, const std::vector<Row>&
     js << (i ? ",\n" : "\n") << "  {\"op\": " << json_str(r.op) << ", \"bytes\": " << r.bytes
        << ", \"variant\": " << json_str(r.variant) << ", \"algorithm\": " << json_str(r.algorithm)
        << ", \"min_s\": " << (ran ? num(s.min) : "null") << ", \"median_s\": " << (ran ? num(s.median) : "null")
-       << ", \"predicted_s\": " << num(r.predicted) << ", \"times_s\": [";
+       << ", \"predicted_s\": " << num(r.predicted) << ", \"bound_s\": " << num(r.bound) << ", \"times_s\": [";
     for (size_t k = 0; k < r.times.size(); ++k) js << (k ? ", " : "") << num(r.times[k]);
     js << "], \"sync_median_s\": " << (!r.sync.empty() ? num(fig2::summarize(r.sync).median) : "null")
        << ", \"barrier_s\": " << num(r.barrier);
@@ -451,6 +453,7 @@ int write_results(const Options& opt, const Machine& mc, const std::vector<Row>&
     csv << r.op << ',' << r.bytes << ',' << r.variant << ',' << r.algorithm << ',' << (ran ? num(s.min * 1e6) : "")
         << ',' << (ran ? num(s.median * 1e6) : "") << ',' << (!r.sync.empty() ? num(fig2::summarize(r.sync).median * 1e6) : "")
         << ',' << (std::isfinite(r.predicted) ? num(r.predicted * 1e6) : "")
+        << ',' << (std::isfinite(r.bound) ? num(r.bound * 1e6) : "")
         << ',' << '"' << r.note << '"' << '\n';
   }
   js << "\n ]\n}\n";
@@ -512,8 +515,16 @@ int main(int argc, char** argv) {
       const Collective call = describe(op, n);
       hetcoll::bench::Call f = hetcoll::bench::collective_call(op, int(n), a, b);
       std::vector<Row> vr = RowTiming(op, bytes, call, opt, f).run(clock);
+      double lb = NAN;
+      if (mc.gm) {
+        try {
+          lb = lower_bound(call, *mc.gm).time;
+        } catch (const std::exception&) {
+        }
+      }
       for (Row& r : vr) {
         r.predicted = predict(mc, r.algorithm, call);
+        r.bound = lb;
         rows.push_back(r);
       }
       ++step;

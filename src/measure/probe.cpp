@@ -49,6 +49,7 @@
 #include "exec/reduce_kernels.hpp"
 #include "model/fit.hpp"
 #include "model/profile.hpp"
+#include "model/profile_model.hpp"
 #include "measure/program_args.hpp"
 #include "model/subnets.hpp"
 
@@ -529,6 +530,7 @@ class Probe {
   void kernels();
   void lambda_experiments();
   int write_profile();
+  void interfaces(Profile& p);
   void host_rows(Profile& p);
   void pair_classes(Profile& p, std::string& unmeasured);
   void backplane_of(Profile& p);
@@ -1230,12 +1232,35 @@ void Probe::pair_classes(Profile& p, std::string& unmeasured) {
   }
 }
 
+// Each host's interface, out and in: the fastest of its pairs inside its
+// subnet (concurrent rounds pair disjoint hosts, so a pair shares neither
+// interface; across subnets an uplink may be what limits). A pair moves at
+// its slower end, so one fast partner shows the host's own rate — where a
+// class mixes fast and slow interfaces, its median describes neither.
+void Probe::interfaces(Profile& p) {
+  const double payload = double(large - opt.small);
+  for (int i = 0; i < H; ++i)
+    for (int j = 0; j < H; ++j) {
+      if (i == j || subnet_of[size_t(i)] != subnet_of[size_t(j)]) continue;
+      const size_t k = size_t(i) * size_t(H) + size_t(j);
+      const double l = pd.small_min[k], big = pd.large_min[k];
+      if (!(big > l)) continue;
+      const double bw = payload / (big - l);
+      p.hosts[size_t(i)].nic_up = std::max(p.hosts[size_t(i)].nic_up, bw);
+      p.hosts[size_t(j)].nic_down = std::max(p.hosts[size_t(j)].nic_down, bw);
+    }
+}
+
 void Probe::backplane_of(Profile& p) {
   // The backplane: the aggregate against what the flows would move if
   // each moved at its class's alone rate (a host both sending and
   // receiving through a half-duplex interface: half) — measured the same
   // way, all their bytes over the slowest one's time.
   if (bp_flows > 0 && bp_aggregate > 0) {
+    // Each flow at its own pair's rate (the pair measured in the bandwidth
+    // phase: a slow interface on the ring is a slow flow, not a backplane),
+    // at most its class's alone rate.
+    const double payload = double(large - opt.small);
     double slowest_rate = 0;
     for (int h = 0; h < H; ++h) {
       if (bp_to[size_t(h)] < 0) continue;
@@ -1243,9 +1268,11 @@ void Probe::backplane_of(Profile& p) {
       const PairClass* c = p.between(s, s);
       if (!c) continue;
       double rate = std::max(c->bandwidth_alone, c->bandwidth);
+      const size_t k = size_t(h) * size_t(H) + size_t(bp_to[size_t(h)]);
+      if (pd.large_min[k] > pd.small_min[k]) rate = std::min(rate, payload / (pd.large_min[k] - pd.small_min[k]));
       int in_subnet = 0;
       for (int g = 0; g < H; ++g) in_subnet += subnet_of[size_t(g)] == s;
-      if (in_subnet >= 3 && c->bandwidth_both_ways > 0 && c->bandwidth_both_ways < 0.75 * rate) rate /= 2;
+      if (in_subnet >= 3 && c->bandwidth_both_ways > 0 && !full_duplex(*c)) rate /= 2;
       if (rate > 0) slowest_rate = slowest_rate > 0 ? std::min(slowest_rate, rate) : rate;
     }
     const double expected = double(bp_flows) * slowest_rate;
@@ -1298,6 +1325,7 @@ int Probe::write_profile() {
   p.ring_crossings = ring.crossings;
   std::string unmeasured;
   pair_classes(p, unmeasured);
+  interfaces(p);
   backplane_of(p);
   for (size_t k = 0; k < kern_med.size(); ++k)
     if (kern_med[k] > 0 || kern_min[k] > 0)

@@ -162,13 +162,14 @@ Crossing crossing(const Collective& c, const std::vector<int>& part, int nparts)
 struct Overheads {
   double send = 0, latency = 0, recv = 0, total = 0;
 };
-Overheads least_overheads(const MachineModel& m, const std::vector<int>& senders, const std::vector<int>& receivers,
-                          bool skip_same_host, const Topology* topo) {
+// `apart(a, b)`: the pairs whose messages count (those crossing the cut).
+template <class Apart>
+Overheads least_overheads(const MachineModel& m, const std::vector<int>& ranks, Apart apart) {
   constexpr double inf = std::numeric_limits<double>::infinity();
   Overheads o{inf, inf, inf, inf};
-  for (int a : senders)
-    for (int b : receivers) {
-      if (a == b || (skip_same_host && topo && topo->host_of(a) == topo->host_of(b))) continue;
+  for (int a : ranks)
+    for (int b : ranks) {
+      if (a == b || !apart(a, b)) continue;
       MessageCost mc = m.message(a, b, 0);
       o.send = std::min(o.send, mc.send - mc.wire);
       o.latency = std::min(o.latency, mc.arrive - mc.send);
@@ -328,7 +329,7 @@ Bound lower_bound(const Collective& c, const MachineModel& m) {
   if (moves) {
     std::vector<int> all(size_t(uniform ? 2 : std::min(p, kBoundPairRanks)));
     std::iota(all.begin(), all.end(), 0);
-    Overheads o = least_overheads(m, all, all, false, nullptr);
+    Overheads o = least_overheads(m, all, [](int, int) { return true; });
     if (uniform || p <= kBoundPairRanks) k.path("one message", o.total);
   }
   if (links) {
@@ -337,8 +338,14 @@ Bound lower_bound(const Collective& c, const MachineModel& m) {
     std::vector<int> rep(size_t(t.hosts()), -1);
     for (int r = p - 1; r >= 0; --r) rep[size_t(t.host_of(r))] = r;
     rep.erase(std::remove(rep.begin(), rep.end(), -1), rep.end());
-    Overheads o = int(rep.size()) <= kBoundPairRanks ? least_overheads(m, rep, rep, true, &t) : Overheads{};
-    const double overheads = o.send + o.latency + o.recv;
+    // The least overheads of a message that crosses a host's cut (between
+    // hosts), and a subnet's (between subnets).
+    auto sum = [](const Overheads& o) { return o.send + o.latency + o.recv; };
+    const bool pairs = int(rep.size()) <= kBoundPairRanks;
+    const double overheads =
+        pairs ? sum(least_overheads(m, rep, [&](int a, int b) { return t.host_of(a) != t.host_of(b); })) : 0;
+    const double subnet_overheads =
+        pairs ? sum(least_overheads(m, rep, [&](int a, int b) { return t.subnet_of(a) != t.subnet_of(b); })) : 0;
     std::vector<int> host_part(static_cast<size_t>(p)), subnet_part(static_cast<size_t>(p));
     for (int r = 0; r < p; ++r) {
       host_part[size_t(r)] = t.host_of(r);
@@ -348,7 +355,7 @@ Bound lower_bound(const Collective& c, const MachineModel& m) {
                  true);
     if (t.multi_subnet())
       network_cuts(k, c, t, subnet_part, t.subnets(), t.uplink_in, t.uplink_out, t.subnet_names, "uplink_in",
-                   "uplink_out", overheads, false);
+                   "uplink_out", subnet_overheads, false);
   }
   Bound b = k.bound();
   b.network = links;

@@ -246,7 +246,10 @@ const std::vector<Field<HostProfile>>& host_fields() {  // after "name" and "ran
       whole("subnet", &HostProfile::subnet, 0, 0, last_host),
       measure("Sc", &HostProfile::Sc, kMaxSeconds),   real("Sm", &HostProfile::Sm, 0, kMaxPerByte),
       measure("Rc", &HostProfile::Rc, kMaxSeconds),   real("Rm", &HostProfile::Rm, 0, kMaxPerByte),
-      real("gamma", &HostProfile::gamma, 0, kMaxPerByte), real("copy", &HostProfile::copy, 0, kMaxPerByte)};
+      real("gamma", &HostProfile::gamma, 0, kMaxPerByte), real("copy", &HostProfile::copy, 0, kMaxPerByte),
+      // Absent in profiles written before the probe measured them: not measured.
+      real("nic_up", &HostProfile::nic_up, 0, kMaxBandwidth, true),
+      real("nic_down", &HostProfile::nic_down, 0, kMaxBandwidth, true)};
   return f;
 }
 const std::vector<Field<Profile>>& subnet_fields() {

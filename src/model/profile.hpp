@@ -42,6 +42,11 @@ struct HostProfile {
   double Sm = 0, Rm = 0;   // s per byte
   double gamma = 0;        // s per byte: sum of doubles with hetcoll's kernel
   double copy = 0;         // s per byte: memcpy
+  // B/s: the host's network interface out and in — the fastest of its
+  // pairs inside its subnet, each way (a pair moves at its slower end:
+  // one fast partner shows the host's own rate). 0: not measured (a host
+  // alone in its subnet, profiles before issue 25).
+  double nic_up = 0, nic_down = 0;
 };
 
 // A class of host pairs: shared memory (two ranks of one host), inside

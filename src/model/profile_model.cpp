@@ -9,12 +9,19 @@ namespace hetcoll {
 
 double one_way_rate(const PairClass& c) { return std::max(c.bandwidth_alone, c.bandwidth); }
 
+// The rate of the pair the probe timed alone, both ways and as one pair
+// both ways (one pair of the class): those are held to it, not to the
+// class's — in a class of fast and slow interfaces that pair may be a slow
+// one (issue 25: a slow pair's both-ways rate against the class's fast
+// median read as a half-duplex network).
+double measured_pair_rate(const PairClass& c) { return c.bandwidth_alone > 0 ? c.bandwidth_alone : one_way_rate(c); }
+
 bool full_duplex(const PairClass& c) {
-  return c.bandwidth_both_ways > 0 && c.bandwidth_both_ways >= 0.75 * one_way_rate(c);
+  return c.bandwidth_both_ways > 0 && c.bandwidth_both_ways >= 0.75 * measured_pair_rate(c);
 }
 
 bool takes_turns(const PairClass& c) {
-  return full_duplex(c) && c.bandwidth_same_pair > 0 && c.bandwidth_same_pair < 0.75 * one_way_rate(c);
+  return full_duplex(c) && c.bandwidth_same_pair > 0 && c.bandwidth_same_pair < 0.75 * measured_pair_rate(c);
 }
 
 ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move(spec)) {
@@ -23,7 +30,8 @@ ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move
   tuned_ = p.tuned;
   for (size_t i = 0; i < p.hosts.size(); ++i) {
     const HostProfile& h = p.hosts[i];
-    hosts_.push_back({h.name, h.subnet, h.Sc.median, h.Sm, h.Rc.median, h.Rm, h.gamma, h.copy});
+    hosts_.push_back({h.name, h.subnet, h.Sc.median, h.Sm, h.Rc.median, h.Rm, h.gamma, h.copy,
+                      h.nic_up > 0 ? 1 / h.nic_up : 0.0, h.nic_down > 0 ? 1 / h.nic_down : 0.0});
     index_.emplace(h.name, int(i));
     by_key_.emplace(host_key(h.name), int(i));
   }
@@ -85,19 +93,24 @@ void ProfileModel::build_topology(const Profile& p) {
   std::vector<bool> nic_shared(size_t(S), false);
   for (const PairClass& c : p.classes)
     if (c.a >= 0 && c.a == c.b && c.bandwidth_both_ways > 0 && !full_duplex(c)) nic_shared[size_t(c.a)] = true;
+  // A host whose own interface the probe measured (its fastest pair inside
+  // its subnet, each way) has that, never above the subnet's.
   for (int h = 0; h < H; ++h) {
-    const int sn = hosts_[size_t(h)].subnet;
+    const Host& x = hosts_[size_t(h)];
+    const int sn = x.subnet;
     const double bw = nic[size_t(sn)];
     if (!(bw > 0)) continue;
+    const double up = x.nic_up_per_byte > 0 ? std::min(bw, 1 / x.nic_up_per_byte) : bw;
+    const double down = x.nic_down_per_byte > 0 ? std::min(bw, 1 / x.nic_down_per_byte) : bw;
     if (nic_shared[size_t(sn)]) {
       t->nic_up[size_t(h)] = t->nic_down[size_t(h)] = int(t->links.size());
-      t->links.push_back({cat("nic(", hosts_[size_t(h)].name, ")"), bw});
+      t->links.push_back({cat("nic(", x.name, ")"), std::min(up, down)});
       continue;
     }
     t->nic_up[size_t(h)] = int(t->links.size());
-    t->links.push_back({cat("nic_up(", hosts_[size_t(h)].name, ")"), bw});
+    t->links.push_back({cat("nic_up(", x.name, ")"), up});
     t->nic_down[size_t(h)] = int(t->links.size());
-    t->links.push_back({cat("nic_down(", hosts_[size_t(h)].name, ")"), bw});
+    t->links.push_back({cat("nic_down(", x.name, ")"), down});
   }
   std::vector<double> up(size_t(S), 0);
   std::vector<bool> duplex(size_t(S), false);
@@ -226,7 +239,11 @@ MessageCost ProfileModel::message(int src, int dst, uint64_t bytes) const {
   // which the receiver's copy is R_m·m: the rest is on the wire (the
   // sender's per-byte cost S_m overlaps it: it is inside the measured
   // bandwidth).
-  const double wire = std::max(0.0, l.per_byte - r.Rm) * m;
+  // Between hosts, no faster than the sender's interface out and the
+  // receiver's in (where the probe measured them).
+  const double per_byte =
+      src == dst ? l.per_byte : std::max({l.per_byte, s.nic_up_per_byte, r.nic_down_per_byte});
+  const double wire = std::max(0.0, per_byte - r.Rm) * m;
   const double send = s.Sc + wire;
   return {send, send + l.Xc, r.Rc + r.Rm * m, wire};
 }

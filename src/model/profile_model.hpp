@@ -23,9 +23,12 @@
 // what concurrent messages cost each other is the topology's business
 // (model/topology.hpp), built from the profile:
 //
-//   interface of host h   B of h's subnet class: one per direction, or one
-//                         for both where two messages of the class in
-//                         opposite directions got less than 3/4 of B each
+//   interface of host h   the host's own rate where the probe measured it
+//                         (nic_up, nic_down: its fastest pair inside its
+//                         subnet), at most B of h's subnet class; one per
+//                         direction, or one for both where two messages of
+//                         the class in opposite directions got less than
+//                         3/4 of what that pair got alone each
 //   uplink of subnet a    where a class (a, b) was slowed by concurrent
 //                         traffic (slowdown > 1.25) and a pair alone got
 //                         less than the interfaces give: the most a pair
@@ -121,6 +124,7 @@ class ProfileModel : public MachineModel {
     std::string name;
     int subnet;
     double Sc, Sm, Rc, Rm, gamma, copy;
+    double nic_up_per_byte = 0, nic_down_per_byte = 0;  // 1 / the host's interface rates (0: not measured)
   };
   struct Link {
     double Xc = 0;        // s: latency - S_c - R_c (eq. 3's constant)

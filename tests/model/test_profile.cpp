@@ -494,6 +494,42 @@ TEST(ProfileModel, TheProbesBothWaysMeasurementSplitsLinks) {
   for (int h = 0; h < 4; ++h) EXPECT_EQ(m.topology()->nic_up[size_t(h)], m.topology()->nic_down[size_t(h)]);
 }
 
+TEST(ProfileModel, EachHostHasItsOwnInterface) {
+  // Issue 25's machine: one subnet's class mixes fast and slow interfaces,
+  // and the pair the probe timed alone and both ways was a slow one. Host
+  // node0's interface is ten times slower than its class; the slow pair
+  // moved both ways at its own full rate.
+  Profile p = sample_profile();
+  p.hosts[0].nic_up = p.hosts[0].nic_down = 1.25e7;
+  p.hosts[1].nic_up = p.hosts[1].nic_down = 1.25e8;
+  for (PairClass& c : p.classes)
+    if (c.a == 0 && c.b == 0) {
+      c.bandwidth_alone = 1.25e7;       // the slow pair, alone
+      c.bandwidth_both_ways = 1.2e7;    // the same pair both ways: full duplex for it
+    }
+  const Profile q = parse_profile(profile_to_json(p));  // through the file format
+  EXPECT_EQ(q.hosts[0].nic_up, 1.25e7);
+  ProfileModel m(q, "profile:nics");
+  const Topology& t = *m.topology();
+  // Full duplex (against the pair it measured, not the class's median).
+  for (int h = 0; h < 2; ++h) EXPECT_NE(t.nic_up[size_t(h)], t.nic_down[size_t(h)]);
+  EXPECT_NEAR(t.links[size_t(t.nic_up[0])].bandwidth, 1.25e7, 1);
+  EXPECT_NEAR(t.links[size_t(t.nic_down[0])].bandwidth, 1.25e7, 1);
+  EXPECT_NEAR(t.links[size_t(t.nic_up[1])].bandwidth, 1.25e8, 1);
+  // A message from or to node0 moves at its interface; others at the class's.
+  const uint64_t mb = 1 << 20;
+  const double slow = double(mb) / 1.25e7, fast = double(mb) / 1.25e8;
+  EXPECT_NEAR(m.message(0, 1, mb).wire, slow - q.hosts[1].Rm * double(mb), 1e-9);
+  EXPECT_NEAR(m.message(1, 0, mb).wire, slow - q.hosts[0].Rm * double(mb), 1e-9);
+  EXPECT_LT(m.message(1, 1, mb).wire, fast);
+  // Older profiles (no interface rates): the class's rate for every host.
+  Profile old = sample_profile();
+  ProfileModel mo(parse_profile(profile_to_json(old)), "profile:old");
+  EXPECT_NEAR(mo.topology()->links[size_t(mo.topology()->nic_up[0])].bandwidth, 1.25e8, 1);
+  // Hostile values are refused, naming the field.
+  expect_refused(edited("\"nic_up\": 0.0", "\"nic_up\": -5.0"), "nic_up");
+}
+
 TEST(Profile, OptionalFieldsOfOlderProfilesAndTheirBounds) {
   const std::string text = profile_to_json(duplex_profile(12e6, 0));
   // A profile written before the probe measured both ways reads as not measured.
