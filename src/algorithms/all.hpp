@@ -21,6 +21,7 @@ Algorithm star_reduce_algorithm();
 Algorithm chain_reduce_algorithm();
 Algorithm packed_bcast_algorithm();
 Algorithm packed_reduce_algorithm();
+Algorithm packed_allreduce_algorithm();
 Algorithm distributed_combine_gather_algorithm();
 Algorithm rabenseifner_reduce_algorithm();
 Algorithm reduce_bcast_algorithm();

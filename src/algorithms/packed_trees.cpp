@@ -87,17 +87,18 @@ bool packed_distinct(const Collective&, const MachineModel& m) {
 }
 
 // Each host's order of the segments (PackedLayout::order).
-void order_segments(PackedLayout& L, const GenContext& ctx, TreeDirection dir) {
+std::vector<std::vector<int64_t>> segment_due(const PackedLayout& L, const GenContext& ctx, TreeDirection dir,
+                                              bool ahead) {
   const int T = int(L.packing.trees.size()), H = int(L.rep.size());
   const uint64_t bytes = vector_bytes(ctx.coll);
   // When segment i of tree k is due at host h: one segment each share of
   // the packing's period, shifted by the host's distance from the root
-  // along tree k (broadcast: it arrives that much later; towards the root:
-  // it must leave that much earlier). Distances add one cost per edge that
-  // is the same in every tree, in whole nanoseconds, so that two hosts see
-  // the segments of the trees they share an edge in in the same order —
-  // the order in which a rank sends them is the order its peer receives
-  // them in (a pair's messages match in order).
+  // along tree k (data flowing out: it arrives that much later; towards the
+  // root: it must leave that much earlier). Distances add one cost per edge
+  // and direction that is the same in every tree, in whole nanoseconds, so
+  // that two hosts see the segments of the trees they share an edge in in
+  // the same order — the order in which a rank sends them is the order its
+  // peer receives them in (a pair's messages match in order).
   auto ns = [](double t) { return int64_t(std::llround(std::min(std::max(t, 0.0), 1e6) * 1e9)); };
   const double period = std::isfinite(L.packing.rate) && L.packing.rate > 0 ? double(bytes) / L.packing.rate : 0;
   std::vector<std::vector<int64_t>> distance(static_cast<size_t>(T));
@@ -118,31 +119,34 @@ void order_segments(PackedLayout& L, const GenContext& ctx, TreeDirection dir) {
       d[size_t(h)] = d[size_t(a)] + ns(ctx.model.message(from, to, L.seg).total() * T);
     }
   }
-  // A broadcast's deep trees start early: each tree's segments leave the
+  // With `ahead`, deep trees start early: each tree's segments leave the
   // root ahead by its longest path, so that all trees' last segments land
   // together (the tail is not one slow relay's).
-  std::vector<std::pair<int, int>> all;
-  std::vector<int64_t> due;
-  for (int k = 0; k < T; ++k) {
-    const int64_t ahead =
-        dir == TreeDirection::out ? *std::max_element(distance[size_t(k)].begin(), distance[size_t(k)].end()) : 0;
-    for (int i = 0; i < L.segments[size_t(k)].size(); ++i) {
-      all.push_back({k, i});
-      due.push_back(ns(period * double(i + 1) / L.segments[size_t(k)].size()) - ahead);
-    }
+  std::vector<std::vector<int64_t>> due(static_cast<size_t>(H), std::vector<int64_t>(L.all.size()));
+  const int64_t sign = dir == TreeDirection::out ? 1 : -1;
+  for (size_t j = 0; j < L.all.size(); ++j) {
+    const auto [k, i] = L.all[j];
+    const auto& d = distance[size_t(k)];
+    const int64_t early = ahead ? *std::max_element(d.begin(), d.end()) : 0;
+    const int64_t at = ns(period * double(i + 1) / L.segments[size_t(k)].size()) - early;
+    for (int h = 0; h < H; ++h) due[size_t(h)][j] = at + sign * d[size_t(h)];
   }
+  return due;
+}
+
+// Each host's order of the segments (PackedLayout::order).
+void order_segments(PackedLayout& L, const GenContext& ctx, TreeDirection dir) {
+  const std::vector<std::vector<int64_t>> due = segment_due(L, ctx, dir, dir == TreeDirection::out);
+  const int H = int(L.rep.size());
   L.order.assign(size_t(H), {});
-  std::vector<size_t> idx(all.size());
+  std::vector<size_t> idx(L.all.size());
   for (int h = 0; h < H; ++h) {
     for (size_t j = 0; j < idx.size(); ++j) idx[j] = j;
-    const int64_t sign = dir == TreeDirection::out ? 1 : -1;
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-      return due[a] + sign * distance[size_t(all[a].first)][size_t(h)] <
-             due[b] + sign * distance[size_t(all[b].first)][size_t(h)];
-    });
+    const auto& key = due[size_t(h)];
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
     auto& o = L.order[size_t(h)];
     o.reserve(idx.size());
-    for (size_t j : idx) o.push_back(all[j]);
+    for (size_t j : idx) o.push_back(L.all[j]);
   }
 }
 
@@ -247,6 +251,8 @@ PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combin
   const double ops = 2.0 * double(total_segments) * double(p);
   if (ctx.op_limit && ops > double(ctx.op_limit))
     throw TooLarge(cat(T, " packed trees of ", p, " ranks in ", total_segments, " segments: ", ops, " ops"));
+  for (int k = 0; k < int(L.segments.size()); ++k)
+    for (int i = 0; i < L.segments[size_t(k)].size(); ++i) L.all.push_back({k, i});
   order_segments(L, ctx, dir);
   return L;
 }

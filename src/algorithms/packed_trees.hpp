@@ -24,6 +24,7 @@ struct PackedLayout {
   // it), so that a rank's sends, which leave in program order, never wait
   // for a segment of a slow tree while a fast tree's is there.
   std::vector<std::vector<std::pair<int, int>>> order;
+  std::vector<std::pair<int, int>> all;   // (tree, segment), tree by tree
   uint64_t seg = 0;                       // segment bytes
   int trees_asked = 0;
   int window = 0;                         // messages in flight to one peer
@@ -38,7 +39,14 @@ PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combin
 constexpr int kPackedTrees = 8;
 constexpr int kPackedWindow = 3;
 
-// The registry's facts about the two algorithms' parameters.
+// Per host h, per segment j of L.all: when it is due at h (whole ns) with
+// the data flowing `dir` — the key of PackedLayout::order (`ahead`: deep
+// trees first). Along every edge the keys of its two hosts differ by one
+// constant: orders sorted by them match at both ends.
+std::vector<std::vector<int64_t>> segment_due(const PackedLayout& L, const GenContext& ctx, TreeDirection dir,
+                                              bool ahead);
+
+// The registry's facts about the algorithms' parameters.
 std::vector<ParamSpec> packed_params();
 // The settings the planner weighs: the default, three trees, two messages
 // in flight a peer (the SimGrid harness's platforms each pick one of them).

@@ -35,6 +35,7 @@ const std::vector<Algorithm>& registry() {
         chain_reduce_algorithm(),
         packed_bcast_algorithm(),
         packed_reduce_algorithm(),
+        packed_allreduce_algorithm(),
         distributed_combine_gather_algorithm(),
         rabenseifner_reduce_algorithm(),
         reduce_bcast_algorithm(),

@@ -66,8 +66,11 @@ TEST(PackedTrees, ValidOnEveryLayout) {
       std::vector<int> map;
       for (int r = p - 1; r >= 0; --r) map.push_back(r);
       ModelPtr g = map_model(m, map);
-      for (const char* algo : {"packed_bcast", "packed_reduce"}) {
-        const CollOp op = std::string(algo) == "packed_bcast" ? CollOp::bcast : CollOp::reduce;
+      for (const char* algo : {"packed_bcast", "packed_reduce", "packed_allreduce"}) {
+        const std::string name = algo;
+        const CollOp op = name == "packed_bcast" ? CollOp::bcast
+                          : name == "packed_reduce" ? CollOp::reduce
+                                                    : CollOp::allreduce;
         for (int root : {0, p / 2, p - 1}) {
           for (uint32_t elem : {1u, 8u}) {
             for (uint64_t count : {0u, 1u, 7u, 4096u, 200000u}) {
@@ -77,6 +80,7 @@ TEST(PackedTrees, ValidOnEveryLayout) {
                 Schedule s = build(spec_a, c, *g);
                 ValidationReport rep = validate(s);
                 ASSERT_TRUE(rep.ok) << spec << " " << spec_a << " " << c.describe() << ": " << rep.summary();
+                if (op == CollOp::allreduce) ASSERT_TRUE(rep.rank_consistent) << spec << " " << c.describe();
                 ValidationReport frep = validate(optimize_for_execution(s));
                 ASSERT_TRUE(frep.ok) << "optimized " << spec << " " << spec_a << " " << c.describe();
                 // A rank's own program is what it runs: the same ops as in the whole.
@@ -91,16 +95,18 @@ TEST(PackedTrees, ValidOnEveryLayout) {
           }
         }
       }
-      // In place at the root (reduce): the same result.
+      // In place (reduce at the root, allreduce everywhere): the same result.
       if (p > 1) {
-        Collective c = Collective::make(CollOp::reduce, p, 5000, p - 1, 4);
-        c.in_place = true;
-        ValidationReport rep = validate(build("packed_reduce", c, *g));
-        ASSERT_TRUE(rep.ok) << spec << " in place: " << rep.summary();
+        for (CollOp op : {CollOp::reduce, CollOp::allreduce}) {
+          Collective c = Collective::make(op, p, 5000, p - 1, 4);
+          c.in_place = true;
+          ValidationReport rep = validate(build(op == CollOp::reduce ? "packed_reduce" : "packed_allreduce", c, *g));
+          ASSERT_TRUE(rep.ok) << spec << " in place: " << rep.summary();
+        }
       }
     }
   }
-  EXPECT_GT(checked, 1500u);
+  EXPECT_GT(checked, 2000u);
 }
 
 TEST(PackedTrees, TreesSpanTheHosts) {

@@ -1,0 +1,156 @@
+// packed_allreduce — combine along the packed in-trees of the hosts and
+// hand the result back down the same trees, both pipelined at once.
+//
+// The trees are packed_reduce's (model/tree_packing.hpp), towards the
+// root's host, each combining a share of the vector. Segment by segment, a
+// host's rank takes in its host's other ranks and its child hosts, combines
+// them into its output and sends the partial segment up; the root's host
+// has the whole sum of a segment as soon as its last contribution is in and
+// sends it down at once, so the vector's last segments still go up while
+// its first come down. Every rank gets the root's bits: the result is
+// the same on every rank whatever the operator's rounding.
+// Every host takes the segments in the root's order, each coming down a
+// fixed lag after it went up (the longest round trip in segments), so
+// that the way up of later segments overlaps the round trip of earlier
+// ones and no send waits on itself.
+// Steps: about 2·depth + k segment steps. Bytes: every rank sends m up
+// (the root's host excepted) and receives m down; a host carries m times
+// its children each way, averaged over the trees.
+// Constraints: a commutative operator (MPI's built-in ones).
+// Parameters: trees, seg, window (as packed_bcast).
+// Source: reduce followed by broadcast (InterCom §7's composite), along
+// packed trees (Blink, MLSys 2020: reduce-broadcast trees for AllReduce;
+// ForestColl 2024), pipelined as chain_reduce/chain_bcast.
+#include "algorithms/all.hpp"
+#include "algorithms/packed_trees.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace hetcoll {
+namespace {
+
+// One op group of a host: segment j of L.all going up (combine and send to
+// the parent) or coming down (receive from the parent, send to the
+// children).
+struct Step {
+  bool down;
+  size_t j;
+};
+
+// Every host takes the segments in one order (the root's), each going up
+// `lag` segments before it comes down: a segment's round trip overlaps the
+// next `lag` segments' way up. With the same order and lag everywhere no
+// host's send waits on a segment that waits on that send (a host sends
+// segment i's sum down only after it sent segment i + lag up, and its
+// parent sends i down only after i + lag came up from it), so the schedule
+// finishes even when every send waits for its receive (schedule/validator).
+std::vector<Step> steps_of(const PackedLayout& L, const GenContext& ctx) {
+  const std::vector<std::vector<int64_t>> up = segment_due(L, ctx, TreeDirection::in, false);
+  const std::vector<std::vector<int64_t>> down = segment_due(L, ctx, TreeDirection::out, false);
+  const std::vector<std::pair<int, int>>& seq = L.order[size_t(L.root_host)];
+  const size_t n = seq.size();
+  std::vector<size_t> index_of(n);
+  {
+    std::map<std::pair<int, int>, size_t> where;
+    for (size_t j = 0; j < L.all.size(); ++j) where[L.all[j]] = j;
+    for (size_t x = 0; x < n; ++x) index_of[x] = where[seq[x]];
+  }
+  // The lag: the longest round trip (up to the root and back down to a
+  // host), in segments of the packing's pace.
+  int64_t trip = 0;
+  for (size_t h = 0; h < up.size(); ++h)
+    for (size_t j = 0; j < L.all.size(); ++j) trip = std::max(trip, down[h][j] - up[h][j]);
+  int64_t span = 0;
+  for (size_t j = 0; j < L.all.size(); ++j) span = std::max(span, up[size_t(L.root_host)][j]);
+  const int64_t pace = n ? std::max<int64_t>(1, span / int64_t(n)) : 1;
+  const size_t lag = std::clamp<size_t>(size_t((trip + pace - 1) / pace), 1, std::max<size_t>(n, 1));
+  std::vector<Step> steps;
+  steps.reserve(2 * n);
+  for (size_t x = 0; x < n + lag; ++x) {
+    if (x < n) steps.push_back({false, index_of[x]});
+    if (x >= lag && x - lag < n) steps.push_back({true, index_of[x - lag]});
+  }
+  return steps;
+}
+
+Schedule generate(const GenContext& ctx) {
+  const Collective& c = ctx.coll;
+  const uint64_t m = vector_bytes(c);
+  PackedLayout L = packed_layout(ctx, TreeDirection::in, true);
+  const std::vector<Step> steps = steps_of(L, ctx);
+  Builder b = make_builder(ctx, cat("packed_allreduce[seg=", L.seg, ",trees=", L.trees_asked, ",window=", L.window, "]"));
+  const Slice in{Buf::in, 0, m}, out{Buf::out, 0, m};
+  const uint64_t slot_len = L.largest_segment();
+  for (int r = 0; r < c.nranks; ++r) {
+    if (!b.wants(r)) continue;
+    const int h = L.host[size_t(r)];
+    std::map<int, std::vector<uint32_t>> last;  // a peer's sends so far (window, see packed_bcast.cpp)
+    auto send = [&](int to, const Slice& piece) {
+      std::vector<uint32_t>& v = last[to];
+      v.push_back(v.size() >= size_t(L.window) ? b.send(r, to, piece, {v[v.size() - size_t(L.window)]})
+                                               : b.send(r, to, piece));
+    };
+    const int rep = L.rep[size_t(h)];
+    if (rep != r) {  // another rank of the host: its input up, the result down
+      for (const Step& st : steps) {
+        const auto [k, i] = L.all[st.j];
+        const Blocks& seg = L.segments[size_t(k)];
+        if (seg.len[size_t(i)] == 0) continue;
+        if (st.down) b.recv(r, rep, out.sub(seg.off[size_t(i)], seg.len[size_t(i)]));
+        else send(rep, in.sub(seg.off[size_t(i)], seg.len[size_t(i)]));
+      }
+      continue;
+    }
+    size_t fan_in = 0;
+    for (const auto& kids : L.children) fan_in = std::max(fan_in, kids[size_t(h)].size());
+    fan_in += L.local[size_t(h)].size();
+    b.copy(r, out, in);
+    const uint64_t nslots = 2 * fan_in;
+    const uint64_t slots = nslots ? b.alloc_tmp(r, nslots * slot_len) : 0;
+    uint64_t next = 0;
+    for (const Step& st : steps) {
+      const auto [k, i] = L.all[st.j];
+      const Blocks& seg = L.segments[size_t(k)];
+      if (seg.len[size_t(i)] == 0) continue;
+      const Slice piece = out.sub(seg.off[size_t(i)], seg.len[size_t(i)]);
+      const int parent = L.packing.trees[size_t(k)].parent[size_t(h)];
+      if (!st.down) {
+        auto take = [&](int from) {
+          const Slice slot{Buf::tmp, slots + (next++ % nslots) * slot_len, piece.len};
+          b.recv(r, from, slot);
+          b.reduce(r, piece, slot);
+        };
+        for (int l : L.local[size_t(h)]) take(l);
+        for (int child : L.children[size_t(k)][size_t(h)]) take(L.rep[size_t(child)]);
+        if (parent >= 0) send(L.rep[size_t(parent)], piece);
+      } else {
+        if (parent >= 0) b.recv(r, L.rep[size_t(parent)], piece);
+        for (int child : L.children[size_t(k)][size_t(h)]) send(L.rep[size_t(child)], piece);
+        for (int l : L.local[size_t(h)]) send(l, piece);
+      }
+    }
+  }
+  return b.finish();
+}
+
+std::vector<std::string> variants(const Collective&, const MachineModel&) { return packed_variants("packed_allreduce"); }
+}  // namespace
+
+Algorithm packed_allreduce_algorithm() {
+  Algorithm a;
+  a.name = "packed_allreduce";
+  a.ops = {CollOp::allreduce};
+  a.description = "packed in-trees of the hosts: combine up and hand the result down the same trees, pipelined at once";
+  a.steps = "about 2 depth + k segment steps";
+  a.bytes = "m up out of every host but the root's and m down into it; a host m times its children each way";
+  a.cost = "about m / (the packing's rate) + 2 depth segment times, where links carry both ways at once";
+  a.source = "reduce-broadcast along packed trees (InterCom §7; Blink MLSys 2020; ForestColl 2024)";
+  a.params = packed_params();
+  a.copy_in_place = {CollOp::allreduce};
+  a.generate = generate;
+  a.distinct = packed_distinct;
+  a.variants = variants;
+  return a;
+}
+}  // namespace hetcoll
