@@ -1237,6 +1237,9 @@ void Probe::pair_classes(Profile& p, std::string& unmeasured) {
 // interface; across subnets an uplink may be what limits). A pair moves at
 // its slower end, so one fast partner shows the host's own rate — where a
 // class mixes fast and slow interfaces, its median describes neither.
+// Where the class's pairs were slowed together (slowdown above 1: a
+// backplane shared by the round's pairs) a pair's rate is scaled up by
+// that slowdown, at most to the class's one-way rate.
 void Probe::interfaces(Profile& p) {
   const double payload = double(large - opt.small);
   for (int i = 0; i < H; ++i)
@@ -1245,7 +1248,9 @@ void Probe::interfaces(Profile& p) {
       const size_t k = size_t(i) * size_t(H) + size_t(j);
       const double l = pd.small_min[k], big = pd.large_min[k];
       if (!(big > l)) continue;
-      const double bw = payload / (big - l);
+      double bw = payload / (big - l);
+      if (const PairClass* c = p.between(subnet_of[size_t(i)], subnet_of[size_t(i)]); c && c->slowdown > 1)
+        bw = std::min(bw * c->slowdown, one_way_rate(*c));
       p.hosts[size_t(i)].nic_up = std::max(p.hosts[size_t(i)].nic_up, bw);
       p.hosts[size_t(j)].nic_down = std::max(p.hosts[size_t(j)].nic_down, bw);
     }
