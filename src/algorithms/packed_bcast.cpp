@@ -38,10 +38,22 @@ Schedule generate(const GenContext& ctx) {
     // would share the wire and all arrive late (and over TCP they queue
     // anyway), while messages to different peers go at once.
     std::map<int, std::vector<uint32_t>> last;  // the sends to a peer so far
-    auto send = [&](int to, const Slice& piece) {
+    // `first`: another send this one waits for (the segment's send across
+    // subnets; UINT32_MAX: none).
+    auto send = [&](int to, const Slice& piece, uint32_t first = UINT32_MAX) {
       std::vector<uint32_t>& v = last[to];
-      v.push_back(v.size() >= size_t(L.window) ? b.send(r, to, piece, {v[v.size() - size_t(L.window)]})
-                                               : b.send(r, to, piece));
+      uint32_t after[2];
+      size_t n = 0;
+      if (v.size() >= size_t(L.window)) after[n++] = v[v.size() - size_t(L.window)];
+      if (first != UINT32_MAX) after[n++] = first;
+      Op o;
+      o.kind = OpKind::send;
+      o.peer = to;
+      o.buf = piece.buf;
+      o.off = piece.off;
+      o.len = piece.len;
+      v.push_back(b.add(r, o, after, n));
+      return v.back();
     };
     for (auto [k, i] : L.order[size_t(h)]) {
       const Blocks& seg = L.segments[size_t(k)];
@@ -53,8 +65,18 @@ Schedule generate(const GenContext& ctx) {
       }
       const int parent = L.packing.trees[size_t(k)].parent[size_t(h)];
       if (parent >= 0) b.recv(r, L.rep[size_t(parent)], piece);
-      for (int child : L.children[size_t(k)][size_t(h)]) send(L.rep[size_t(child)], piece);
-      for (int l : L.local[size_t(h)]) send(l, piece);
+      // Across subnets first; this segment's sends inside the subnet and
+      // the host wait until it is over: a flow of long latency gets a
+      // small share of an interface beside ones of short latency (TCP's
+      // and SimGrid's latency-weighted sharing), and the slow uplink path
+      // is the one that must not lose time.
+      uint32_t far = UINT32_MAX;
+      const int sub = topology_subnet(L, h);
+      for (int child : L.children[size_t(k)][size_t(h)])
+        if (topology_subnet(L, child) != sub) far = send(L.rep[size_t(child)], piece);
+      for (int child : L.children[size_t(k)][size_t(h)])
+        if (topology_subnet(L, child) == sub) send(L.rep[size_t(child)], piece, far);
+      for (int l : L.local[size_t(h)]) send(l, piece, far);
     }
   }
   return b.finish();

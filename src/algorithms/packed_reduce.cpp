@@ -60,13 +60,23 @@ Schedule generate(const GenContext& ctx) {
       const Blocks& seg = L.segments[size_t(k)];
       if (seg.len[size_t(i)] == 0) continue;
       const Slice piece = work.sub(seg.off[size_t(i)], seg.len[size_t(i)]);
-      auto take = [&](int from) {
+      // Across subnets first: the receives inside the subnet and the host
+      // are posted once it is in (a flow of long latency gets a small share
+      // of an interface beside ones of short latency: TCP's and SimGrid's
+      // latency-weighted sharing; see packed_bcast.cpp).
+      auto take = [&](int from, uint32_t first) {
         const Slice slot{Buf::tmp, slots + (next++ % nslots) * slot_len, piece.len};
-        b.recv(r, from, slot);
+        const uint32_t got = first == UINT32_MAX ? b.recv(r, from, slot) : b.recv_after(r, from, slot, {first});
         b.reduce(r, piece, slot);
+        return got;
       };
-      for (int l : L.local[size_t(h)]) take(l);
-      for (int child : L.children[size_t(k)][size_t(h)]) take(L.rep[size_t(child)]);
+      uint32_t far = UINT32_MAX;
+      const int sub = topology_subnet(L, h);
+      for (int child : L.children[size_t(k)][size_t(h)])
+        if (topology_subnet(L, child) != sub) far = take(L.rep[size_t(child)], UINT32_MAX);
+      for (int l : L.local[size_t(h)]) take(l, far);
+      for (int child : L.children[size_t(k)][size_t(h)])
+        if (topology_subnet(L, child) == sub) take(L.rep[size_t(child)], far);
       const int parent = L.packing.trees[size_t(k)].parent[size_t(h)];
       if (parent >= 0) send(L.rep[size_t(parent)], piece);
     }

@@ -171,6 +171,9 @@ PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combin
   } else {
     for (int r = 0; r < p; ++r) L.host[size_t(r)] = r;
   }
+  L.subnet.assign(size_t(H), 0);
+  if (hosts)
+    for (int h = 0; h < H; ++h) L.subnet[size_t(h)] = topo->subnet_of_host[size_t(h)];
   L.root_host = L.host[size_t(c.root)];
   L.rep.assign(size_t(H), -1);
   L.local.assign(size_t(H), {});

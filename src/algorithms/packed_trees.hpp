@@ -14,6 +14,7 @@ struct PackedLayout {
   TreePacking packing;
   int root_host = 0;
   std::vector<int> host;                  // per rank
+  std::vector<int> subnet;                // per host (all 0 without a topology)
   std::vector<int> rep;                   // per host: the rank in the trees (the root on its host)
   std::vector<std::vector<int>> local;    // per host: its other ranks
   // Per tree, per host: the child hosts, larger subtrees first.
@@ -45,6 +46,8 @@ constexpr int kPackedWindow = 3;
 // constant: orders sorted by them match at both ends.
 std::vector<std::vector<int64_t>> segment_due(const PackedLayout& L, const GenContext& ctx, TreeDirection dir,
                                               bool ahead);
+
+inline int topology_subnet(const PackedLayout& L, int host) { return L.subnet[size_t(host)]; }
 
 // The registry's facts about the algorithms' parameters.
 std::vector<ParamSpec> packed_params();

@@ -45,6 +45,7 @@ PLATFORMS = {
     # Issue 25's machines the probe had not seen: slow interfaces that
     # latency does not tell apart, with ranks 0 and 1 among them.
     "slow_nics16": (16, True),
+    "cluster128_8subnets": (128, True),
 }
 # SMPI's configuration key per collective (reduce_scatter_block runs SMPI's
 # reduce_scatter algorithms).

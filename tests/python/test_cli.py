@@ -38,6 +38,32 @@ def test_plan_json_keys_and_values(run_cli):
     assert max(t["received"] for t in d["tree"]) == 5.0
 
 
+def test_bound_against_a_hand_derived_bound(run_cli):
+    # Three subnets behind shared 12.5 MB/s uplinks: 2 vectors cross, each
+    # through two uplinks, 4 MiB over 3 links, plus a cross-subnet message's
+    # overheads (1 + 50 us + 3 ms + 1 us; docs/bound.md).
+    model = "cluster:subnets=4+4+4,bw=125e6,up_bw=12.5e6"
+    code, out, err = run_cli("bound", "bcast", "-n", "12", "-b", "1M", "-m", model, "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert abs(d["bound"] - (4 * 2**20 / 37.5e6 + 3.052e-3)) < 1e-9
+    assert d["cut"] == "all uplink_in links together, both ways"
+    assert d["network"] and d["constraints"] > 10
+    assert d["algorithm"] and d["predicted"] >= d["bound"] and d["x_bound"] >= 1
+    code, out, err = run_cli("bound", "bcast", "-n", "12", "-b", "1M", "-m", model)
+    assert code == 0, err
+    assert "bound      114.9 ms" in out and "× the bound" in out
+    # plan says it too, and --explain gives every candidate its multiple.
+    code, out, err = run_cli("plan", "bcast", "-n", "12", "-b", "1M", "-m", model, "--explain")
+    assert code == 0, err
+    assert "bound      114.9 ms" in out and "× bound" in out
+    code, out, err = run_cli("plan", "bcast", "-n", "12", "-b", "1M", "-m", model, "--json")
+    assert json.loads(out)["bound"]["bound"] == d["bound"]
+    # No collective named: one line, exit 2.
+    code, out, err = run_cli("bound", "-n", "12", "-m", model)
+    assert code == 2 and "needs a collective" in err
+
+
 def test_plan_forced_binomial_is_fig_1b(run_cli):
     code, out, _ = run_cli("plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "-a", "binomial_tree", "--json")
     assert code == 0
@@ -286,7 +312,7 @@ def test_algorithms_listing(run_cli):
 
 
 def test_help_everywhere(run_cli):
-    for cmd in ([], ["plan"], ["simulate"], ["tables"], ["alpha-range"], ["validate"], ["algorithms"], ["demo"]):
+    for cmd in ([], ["plan"], ["bound"], ["simulate"], ["tables"], ["alpha-range"], ["validate"], ["algorithms"], ["demo"]):
         code, out, _ = run_cli(*cmd, "--help")
         assert code == 0 and "usage" in out
 
