@@ -86,21 +86,9 @@ Schedule generate(const GenContext& ctx) {
   for (int r = 0; r < c.nranks; ++r) {
     if (!b.wants(r)) continue;
     const int h = L.host[size_t(r)];
-    std::map<int, std::vector<uint32_t>> last;  // a peer's sends so far (window, see packed_bcast.cpp)
-    auto send = [&](int to, const Slice& piece, uint32_t first = UINT32_MAX) {
-      std::vector<uint32_t>& v = last[to];
-      uint32_t after[2];
-      size_t n = 0;
-      if (v.size() >= size_t(L.window)) after[n++] = v[v.size() - size_t(L.window)];
-      if (first != UINT32_MAX) after[n++] = first;
-      Op o;
-      o.kind = OpKind::send;
-      o.peer = to;
-      o.buf = piece.buf;
-      o.off = piece.off;
-      o.len = piece.len;
-      v.push_back(b.add(r, o, after, n));
-      return v.back();
+    PeerSends sends(b, r, L.window);  // a peer's sends (window, see packed_trees.hpp)
+    auto send = [&](int to, const Slice& piece, uint32_t first = PeerSends::kNoSend) {
+      return sends.send(to, piece, first);
     };
     const int rep = L.rep[size_t(h)];
     if (rep != r) {  // another rank of the host: its input up, the result down
@@ -133,14 +121,14 @@ Schedule generate(const GenContext& ctx) {
         // latency-weighted sharing; see packed_bcast.cpp).
         auto take = [&](int from, uint32_t first) {
           const Slice slot{Buf::tmp, slots + (next++ % nslots) * slot_len, piece.len};
-          const uint32_t got = first == UINT32_MAX ? b.recv(r, from, slot) : b.recv_after(r, from, slot, {first});
+          const uint32_t got = first == PeerSends::kNoSend ? b.recv(r, from, slot) : b.recv_after(r, from, slot, {first});
           b.reduce(r, piece, slot);
           return got;
         };
-        uint32_t far = UINT32_MAX;
+        uint32_t far = PeerSends::kNoSend;
         const int sub = topology_subnet(L, h);
         for (int child : L.children[size_t(k)][size_t(h)])
-          if (topology_subnet(L, child) != sub) far = take(L.rep[size_t(child)], UINT32_MAX);
+          if (topology_subnet(L, child) != sub) far = take(L.rep[size_t(child)], PeerSends::kNoSend);
         for (int l : L.local[size_t(h)]) take(l, far);
         for (int child : L.children[size_t(k)][size_t(h)])
           if (topology_subnet(L, child) == sub) take(L.rep[size_t(child)], far);
@@ -148,7 +136,7 @@ Schedule generate(const GenContext& ctx) {
       } else {
         if (parent >= 0) b.recv(r, L.rep[size_t(parent)], piece);
         // Across subnets first, as packed_bcast.
-        uint32_t far = UINT32_MAX;
+        uint32_t far = PeerSends::kNoSend;
         const int sub = topology_subnet(L, h);
         for (int child : L.children[size_t(k)][size_t(h)])
           if (topology_subnet(L, child) != sub) far = send(L.rep[size_t(child)], piece);

@@ -22,8 +22,6 @@
 #include "algorithms/all.hpp"
 #include "algorithms/packed_trees.hpp"
 
-#include <map>
-
 namespace hetcoll {
 namespace {
 Schedule generate(const GenContext& ctx) {
@@ -34,26 +32,9 @@ Schedule generate(const GenContext& ctx) {
     if (!b.wants(r)) continue;
     const int h = L.host[size_t(r)];
     const bool rep = L.rep[size_t(h)] == r;
-    // A peer's segments one after another: concurrent messages of one pair
-    // would share the wire and all arrive late (and over TCP they queue
-    // anyway), while messages to different peers go at once.
-    std::map<int, std::vector<uint32_t>> last;  // the sends to a peer so far
-    // `first`: another send this one waits for (the segment's send across
-    // subnets; UINT32_MAX: none).
-    auto send = [&](int to, const Slice& piece, uint32_t first = UINT32_MAX) {
-      std::vector<uint32_t>& v = last[to];
-      uint32_t after[2];
-      size_t n = 0;
-      if (v.size() >= size_t(L.window)) after[n++] = v[v.size() - size_t(L.window)];
-      if (first != UINT32_MAX) after[n++] = first;
-      Op o;
-      o.kind = OpKind::send;
-      o.peer = to;
-      o.buf = piece.buf;
-      o.off = piece.off;
-      o.len = piece.len;
-      v.push_back(b.add(r, o, after, n));
-      return v.back();
+    PeerSends sends(b, r, L.window);
+    auto send = [&](int to, const Slice& piece, uint32_t first = PeerSends::kNoSend) {
+      return sends.send(to, piece, first);
     };
     for (auto [k, i] : L.order[size_t(h)]) {
       const Blocks& seg = L.segments[size_t(k)];
@@ -70,7 +51,7 @@ Schedule generate(const GenContext& ctx) {
       // small share of an interface beside ones of short latency (TCP's
       // and SimGrid's latency-weighted sharing), and the slow uplink path
       // is the one that must not lose time.
-      uint32_t far = UINT32_MAX;
+      uint32_t far = PeerSends::kNoSend;
       const int sub = topology_subnet(L, h);
       for (int child : L.children[size_t(k)][size_t(h)])
         if (topology_subnet(L, child) != sub) far = send(L.rep[size_t(child)], piece);

@@ -18,8 +18,6 @@
 #include "algorithms/all.hpp"
 #include "algorithms/packed_trees.hpp"
 
-#include <map>
-
 namespace hetcoll {
 namespace {
 Schedule generate(const GenContext& ctx) {
@@ -32,13 +30,8 @@ Schedule generate(const GenContext& ctx) {
   for (int r = 0; r < c.nranks; ++r) {
     if (!b.wants(r)) continue;
     const int h = L.host[size_t(r)];
-    // A peer's segments one after another (see packed_bcast.cpp).
-    std::map<int, std::vector<uint32_t>> last;  // the sends to a peer so far
-    auto send = [&](int to, const Slice& piece) {
-      std::vector<uint32_t>& v = last[to];
-      v.push_back(v.size() >= size_t(L.window) ? b.send(r, to, piece, {v[v.size() - size_t(L.window)]})
-                                               : b.send(r, to, piece));
-    };
+    PeerSends sends(b, r, L.window);  // a peer's sends (window, see packed_trees.hpp)
+    auto send = [&](int to, const Slice& piece) { sends.send(to, piece); };
     if (L.rep[size_t(h)] != r) {  // another rank of the host: its input to the host's rank
       for (auto [k, i] : L.order[size_t(h)]) {
         const Blocks& seg = L.segments[size_t(k)];
@@ -66,14 +59,14 @@ Schedule generate(const GenContext& ctx) {
       // latency-weighted sharing; see packed_bcast.cpp).
       auto take = [&](int from, uint32_t first) {
         const Slice slot{Buf::tmp, slots + (next++ % nslots) * slot_len, piece.len};
-        const uint32_t got = first == UINT32_MAX ? b.recv(r, from, slot) : b.recv_after(r, from, slot, {first});
+        const uint32_t got = first == PeerSends::kNoSend ? b.recv(r, from, slot) : b.recv_after(r, from, slot, {first});
         b.reduce(r, piece, slot);
         return got;
       };
-      uint32_t far = UINT32_MAX;
+      uint32_t far = PeerSends::kNoSend;
       const int sub = topology_subnet(L, h);
       for (int child : L.children[size_t(k)][size_t(h)])
-        if (topology_subnet(L, child) != sub) far = take(L.rep[size_t(child)], UINT32_MAX);
+        if (topology_subnet(L, child) != sub) far = take(L.rep[size_t(child)], PeerSends::kNoSend);
       for (int l : L.local[size_t(h)]) take(l, far);
       for (int child : L.children[size_t(k)][size_t(h)])
         if (topology_subnet(L, child) == sub) take(L.rep[size_t(child)], far);

@@ -64,6 +64,18 @@ Blocks staggered_blocks(uint64_t count, uint32_t elem, uint64_t n, int w, uint64
 
 }  // namespace
 
+uint32_t PeerSends::send(int to, const Slice& piece, uint32_t first) {
+  std::vector<uint32_t>& v = sent_[to];
+  uint32_t after[2];
+  size_t n = 0;
+  if (v.size() >= window_) after[n++] = v[v.size() - window_];
+  if (first != kNoSend) after[n++] = first;
+  v.push_back(n == 0   ? b_.send(rank_, to, piece)
+              : n == 1 ? b_.send(rank_, to, piece, {after[0]})
+                       : b_.send(rank_, to, piece, {after[0], after[1]}));
+  return v.back();
+}
+
 uint64_t PackedLayout::largest_segment() const {
   uint64_t s = 0;
   for (const Blocks& b : segments) s = std::max(s, b.largest());

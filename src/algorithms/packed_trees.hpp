@@ -2,6 +2,8 @@
 // group's topology (model/tree_packing.hpp), which rank stands for each
 // host, which bytes each tree carries and in what order the segments go.
 #pragma once
+#include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -48,6 +50,25 @@ std::vector<std::vector<int64_t>> segment_due(const PackedLayout& L, const GenCo
                                               bool ahead);
 
 inline int topology_subnet(const PackedLayout& L, int host) { return L.subnet[size_t(host)]; }
+
+// One rank's sends of a packed schedule: at most `window` in flight to one
+// peer (the next waits for the one `window` before it) — concurrent
+// messages of one pair would share the wire and all arrive late (over TCP
+// they queue anyway), while messages to different peers go at once — and,
+// where given, after another send (`first`: the segment's copy across
+// subnets; kNoSend: none).
+class PeerSends {
+ public:
+  static constexpr uint32_t kNoSend = UINT32_MAX;
+  PeerSends(Builder& b, int rank, int window) : b_(b), rank_(rank), window_(size_t(window)) {}
+  uint32_t send(int to, const Slice& piece, uint32_t first = kNoSend);
+
+ private:
+  Builder& b_;
+  int rank_;
+  size_t window_;
+  std::map<int, std::vector<uint32_t>> sent_;  // per peer, its sends so far
+};
 
 // The registry's facts about the algorithms' parameters.
 std::vector<ParamSpec> packed_params();
