@@ -25,7 +25,8 @@ def fake_results(path: Path, ranks: int = 16) -> Path:
                                     ("binomial_tree", 1.2, "binomial_tree")):
                 rows.append({"op": op, "bytes": b, "variant": variant, "algorithm": alg,
                              "min_s": t * k * 0.95, "median_s": t * k, "times_s": [t * k] * 3,
-                             "predicted_s": None if variant == "native" else t * k * 1.05})
+                             "predicted_s": None if variant == "native" else t * k * 1.05,
+                             "bound_s": t / 1.25})
     rows.append({"op": "barrier", "bytes": 0, "variant": "hetcoll", "algorithm": "hierarchical", "min_s": 1e-4,
                  "median_s": 1.1e-4, "times_s": [1.1e-4], "predicted_s": 1.0e-4})
     doc = {"tool": "hetcoll-bench test", "created": "2026-11-23T00:00:00Z", "ranks": ranks, "hosts": [],
@@ -63,6 +64,9 @@ def test_report_has_every_plot(tmp_path):
     # The table: every (op, size) with hetcoll's algorithm and the ratio.
     assert text.count("<tr>") == 1 + 10
     assert "1.70×" in text and "hierarchical" in text
+    # The physical bound beside each row: hetcoll's time is 1.25x it.
+    assert "× bound" in text and text.count("1.25×") == 9
+    assert all(r["x_bound"] == pytest.approx(1.25) for r in summary["rows"] if r["op"] != "barrier")
 
 
 def test_report_refuses_what_is_not_a_result(tmp_path, run_cli):
