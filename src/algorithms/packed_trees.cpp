@@ -93,9 +93,19 @@ std::vector<std::string> packed_variants(const std::string& name) {
   return {name, name + "[trees=3]", name + "[window=2]"};
 }
 
-bool packed_distinct(const Collective&, const MachineModel& m) {
+bool packed_distinct(const Collective& c, const MachineModel& m) {
   TopologyPtr t = m.topology();
-  return t && t->multi_host();
+  if (!t || !t->multi_host()) return false;
+  // A vector of fewer than two of the smallest segments (at least the eager
+  // size over a network with one) has nothing to pipeline or share out:
+  // one tree of whole messages, what the catalog's trees already are.
+  const double least = m.eager_bytes() > 0 ? double(m.eager_bytes()) * stagger_spread(kPackedWindow) : 4096.0;
+  if (double(vector_bytes(c)) < 2 * least) return false;
+  // The group's hosts: at most kPackedHosts.
+  std::vector<int> hosts;
+  for (int r = 0; r < std::min(c.nranks, t->ranks()); ++r) hosts.push_back(t->host_of(r));
+  std::sort(hosts.begin(), hosts.end());
+  return std::unique(hosts.begin(), hosts.end()) - hosts.begin() <= kPackedHosts;
 }
 
 // Each host's order of the segments (PackedLayout::order).
@@ -195,11 +205,11 @@ PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combin
     if (L.rep[size_t(h)] < 0) L.rep[size_t(h)] = r;
     else if (L.rep[size_t(h)] != r) L.local[size_t(h)].push_back(r);
   }
-  // The planner weighs packed trees where it simulates (up to
-  // kNetworkBudgetRanks ranks); past that many hosts a bounded build is
-  // refused before the packing (rounds × hosts²) is paid for nothing.
-  if (hosts && ctx.op_limit > 0 && H > kNetworkBudgetRanks)
-    throw TooLarge(cat("packing trees over ", H, " hosts: weighed up to ", kNetworkBudgetRanks, " hosts"));
+  // The planner weighs packed trees up to kPackedHosts hosts; past them a
+  // bounded build is refused before the packing (rounds × hosts²) is paid
+  // for nothing.
+  if (hosts && ctx.op_limit > 0 && H > kPackedHosts)
+    throw TooLarge(cat("packing trees over ", H, " hosts: weighed up to ", kPackedHosts, " hosts"));
   if (hosts) {
     L.packing = cached_packing(ctx.model, *topo, L.root_host, dir, L.trees_asked);
   } else {  // one chain of ranks from the root

@@ -41,6 +41,11 @@ struct PackedLayout {
 PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combine);
 constexpr int kPackedTrees = 8;
 constexpr int kPackedWindow = 3;
+// The planner weighs packed trees on groups of at most this many hosts:
+// packing 128 hosts takes about 20 ms of a decision, 256 about 80
+// (bench/bench_packing.cpp); an explicit choice (HETCOLL_ALGO,
+// --algorithm) packs any number.
+constexpr int kPackedHosts = 128;
 
 // Per host h, per segment j of L.all: when it is due at h (whole ns) with
 // the data flowing `dir` — the key of PackedLayout::order (`ahead`: deep
