@@ -176,7 +176,6 @@ Algorithm packed_allreduce_algorithm() {
   a.cost = "about m / (the packing's rate) + 2 depth segment times, where links carry both ways at once";
   a.source = "reduce-broadcast along packed trees (InterCom §7; Blink MLSys 2020; ForestColl 2024)";
   a.params = packed_params();
-  a.copy_in_place = {CollOp::allreduce};
   a.generate = generate;
   a.distinct = distinct;
   a.variants = variants;
