@@ -43,8 +43,9 @@ constexpr int kPackedTrees = 8;
 constexpr int kPackedWindow = 3;
 // The planner weighs packed trees on groups of at most this many hosts:
 // packing 128 hosts takes about 20 ms of a decision, 256 about 80
-// (bench/bench_packing.cpp); an explicit choice (HETCOLL_ALGO,
-// --algorithm) packs any number.
+// (bench/bench_packing.cpp). Bounded builds (the planner, the MPI layer,
+// `plan`) refuse more, saying so; an unbounded one (bench_packing, the
+// Python `generate` without op_limit) packs any number.
 constexpr int kPackedHosts = 128;
 
 // Per host h, per segment j of L.all: when it is due at h (whole ns) with
