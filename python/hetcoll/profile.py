@@ -127,6 +127,11 @@ def show_lines(p: dict) -> list[str]:
                  else "no backplane")
         out += ["", f"backplane: {bp['flows']} flows between hosts at once moved {_bw(bp['aggregate'])} together, "
                     f"{_bw(bp['expected'])} alone: {found}"]
+    sh = p.get("sharing")
+    if sh:
+        out += ["", f"sharing: host {sh['far']} -> {sh['receiver']} ({format_time(sh['far_latency'])}) moved "
+                    f"{_bw(sh['far_alone'])} alone, {_bw(sh['far_shared'])} beside a stream from host {sh['near']} "
+                    f"({format_time(sh['near_latency'])}, {_bw(sh['near_alone'])} alone)"]
     if p["reductions"]:
         out += ["", "reductions (gamma, s per byte, hetcoll's kernels): " + ", ".join(
             f"{r['op']} {r['type']} {r['gamma']['median'] * 1e9:.3f} ns" for r in p["reductions"])]
@@ -139,7 +144,8 @@ def topology_lines(t: dict | None) -> list[str]:
     """The network the runtime's model builds from the profile (model/topology.hpp)."""
     if not t:
         return []
-    out = ["", "network (links the simulator shares among concurrent messages, max-min fairly):"]
+    out = ["", "network (links the simulator shares among concurrent messages, max-min fairly"
+               + (", weighted by latency" if t.get("latency_sharing", 0) > 0 else "") + "):"]
     by_subnet: dict[int, list[int]] = {}
     for h, s in enumerate(t["subnet_of_host"]):
         by_subnet.setdefault(s, []).append(h)
@@ -157,6 +163,9 @@ def topology_lines(t: dict | None) -> list[str]:
         out.append(line)
     if t.get("backplane", -1) >= 0:
         out.append(f"  backplane: {t['links'][t['backplane']]['bandwidth'] / 1e6:.4g} MB/s shared by all traffic between hosts")
+    if t.get("latency_sharing", 0) > 0:
+        out.append(f"  messages share a link in proportion to latency^-{t['latency_sharing']:.2f} "
+                   "(long latencies get less, as the probe found)")
     conn, S = t.get("connection", []), len(t["uplink_out"])
     for a in range(S if conn else 0):
         for b in range(a, S):

@@ -22,6 +22,8 @@ Algorithm chain_reduce_algorithm();
 Algorithm packed_bcast_algorithm();
 Algorithm packed_reduce_algorithm();
 Algorithm packed_allreduce_algorithm();
+Algorithm packed_allgather_algorithm();
+Algorithm packed_reduce_scatter_algorithm();
 Algorithm distributed_combine_gather_algorithm();
 Algorithm rabenseifner_reduce_algorithm();
 Algorithm reduce_bcast_algorithm();

@@ -93,20 +93,26 @@ std::vector<std::string> packed_variants(const std::string& name) {
   return {name, name + "[trees=3]", name + "[window=2]"};
 }
 
-bool packed_distinct(const Collective& c, const MachineModel& m) {
+namespace {
+// Hosts joined by links, at most kPackedHosts of them in the group, and
+// `bytes` enough for two of the smallest segments (at least the eager size
+// over a network with one): less has nothing to pipeline or share out —
+// one tree of whole messages, what the catalog's trees already are.
+bool worth_packing(const Collective& c, const MachineModel& m, uint64_t bytes) {
   TopologyPtr t = m.topology();
   if (!t || !t->multi_host()) return false;
-  // A vector of fewer than two of the smallest segments (at least the eager
-  // size over a network with one) has nothing to pipeline or share out:
-  // one tree of whole messages, what the catalog's trees already are.
   const double least = m.eager_bytes() > 0 ? double(m.eager_bytes()) * stagger_spread(kPackedWindow) : 4096.0;
-  if (double(vector_bytes(c)) < 2 * least) return false;
-  // The group's hosts: at most kPackedHosts.
+  if (double(bytes) < 2 * least) return false;
   std::vector<int> hosts;
   for (int r = 0; r < std::min(c.nranks, t->ranks()); ++r) hosts.push_back(t->host_of(r));
   std::sort(hosts.begin(), hosts.end());
   return std::unique(hosts.begin(), hosts.end()) - hosts.begin() <= kPackedHosts;
 }
+}  // namespace
+
+bool packed_distinct(const Collective& c, const MachineModel& m) { return worth_packing(c, m, vector_bytes(c)); }
+
+bool forest_distinct(const Collective& c, const MachineModel& m) { return worth_packing(c, m, c.total_bytes()); }
 
 // Each host's order of the segments (PackedLayout::order).
 std::vector<std::vector<int64_t>> segment_due(const PackedLayout& L, const GenContext& ctx, TreeDirection dir,
@@ -172,10 +178,14 @@ void order_segments(PackedLayout& L, const GenContext& ctx, TreeDirection dir) {
   }
 }
 
-PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combine) {
+namespace {
+
+// The group's hosts, the rank standing for each, and the trees packed from
+// `root`'s host (L's fields but segments and order); whether the group has
+// a topology of several hosts.
+bool place_hosts(const GenContext& ctx, int root, TreeDirection dir, PackedLayout& L) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
-  PackedLayout L;
   L.trees_asked = param_int(ctx, "trees", kPackedTrees);
   L.window = param_int(ctx, "window", kPackedWindow);
   TopologyPtr topo = ctx.model.topology();
@@ -196,10 +206,10 @@ PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combin
   L.subnet.assign(size_t(H), 0);
   if (hosts)
     for (int h = 0; h < H; ++h) L.subnet[size_t(h)] = topo->subnet_of_host[size_t(h)];
-  L.root_host = L.host[size_t(c.root)];
+  L.root_host = L.host[size_t(root)];
   L.rep.assign(size_t(H), -1);
   L.local.assign(size_t(H), {});
-  L.rep[size_t(L.root_host)] = c.root;
+  L.rep[size_t(L.root_host)] = root;
   for (int r = 0; r < p; ++r) {
     int h = L.host[size_t(r)];
     if (L.rep[size_t(h)] < 0) L.rep[size_t(h)] = r;
@@ -215,7 +225,7 @@ PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combin
   } else {  // one chain of ranks from the root
     PackedTree chain;
     chain.parent.assign(size_t(H), -1);
-    for (int v = 1; v < p; ++v) chain.parent[size_t((c.root + v) % p)] = (c.root + v - 1) % p;
+    for (int v = 1; v < p; ++v) chain.parent[size_t((root + v) % p)] = (root + v - 1) % p;
     chain.share = 1;
     chain.depth = p - 1;
     L.packing.trees.push_back(chain);
@@ -231,17 +241,52 @@ PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combin
     for (auto& v : kids)
       std::stable_sort(v.begin(), v.end(), [&](int a, int b) { return size[size_t(a)] > size[size_t(b)]; });
   }
+  return hosts;
+}
+
+// Whole elements of `count` in proportion to the trees' shares (the last
+// tree takes what rounding leaves).
+std::vector<uint64_t> tree_elems(const TreePacking& tp, uint64_t count) {
+  const size_t T = tp.trees.size();
+  std::vector<uint64_t> elems(T, 0);
+  uint64_t given = 0;
+  for (size_t k = 0; k < T; ++k) {
+    elems[k] = k + 1 == T ? count - given
+                          : std::min<uint64_t>(count - given, uint64_t(std::llround(tp.trees[k].share * double(count))));
+    given += elems[k];
+  }
+  return elems;
+}
+
+// The model's segment size, unless seg= is given: at least `chosen`, at
+// most kMaxSegments segments of `total` bytes in all, and over a network
+// with an eager protocol no segment below it — eager messages all leave at
+// once and share the wire (SimGrid's detached sends), so only rendezvous
+// messages, one peer's `window` at a time, pipeline.
+uint64_t segment_bytes(const GenContext& ctx, const PackedLayout& L, uint64_t chosen, uint64_t total, bool hosts) {
+  const uint32_t e = ctx.coll.elem_size;
+  uint64_t seg = chosen;
+  if (ctx.params.count("seg")) {
+    seg = param_bytes(ctx, "seg", std::max<uint64_t>(total, e));
+  } else {
+    seg = std::max<uint64_t>(seg, (total + kMaxSegments - 1) / kMaxSegments);
+    if (hosts && ctx.model.eager_bytes() > 0)
+      seg = std::max<uint64_t>(seg, uint64_t(double(ctx.model.eager_bytes()) * stagger_spread(L.window)) + e);
+  }
+  return std::max<uint64_t>(e, seg / e * e);
+}
+
+}  // namespace
+
+PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combine) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  PackedLayout L;
+  const bool hosts = place_hosts(ctx, c.root, dir, L);
+  const int T = int(L.packing.trees.size());
   // Each tree's bytes: whole elements in proportion to its share.
   const uint64_t count = c.count, e = c.elem_size;
-  std::vector<uint64_t> elems(size_t(T), 0);
-  uint64_t given = 0;
-  for (int k = 0; k < T; ++k) {
-    uint64_t n = k + 1 == T ? count - given
-                            : std::min<uint64_t>(count - given, uint64_t(std::llround(L.packing.trees[size_t(k)].share *
-                                                                                       double(count))));
-    elems[size_t(k)] = n;
-    given += n;
-  }
+  const std::vector<uint64_t> elems = tree_elems(L.packing, count);
   int depth = 1;
   uint64_t widest = 0;
   for (int k = 0; k < T; ++k) {
@@ -250,19 +295,10 @@ PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combin
   }
   bool locals = false;
   for (const auto& l : L.local) locals = locals || !l.empty();
-  L.seg = ctx.params.count("seg") ? param_bytes(ctx, "seg", count * e)
-                                  : best_segment(ctx.model, std::max<uint64_t>(widest, e), c.elem_size,
-                                                 depth + (locals ? 1 : 0), combine);
-  // The model's choice: at most kMaxSegments segments in all; over a
-  // network with an eager protocol, no segment below it — eager messages
-  // all leave at once and share the wire (SimGrid's detached sends), so
-  // only rendezvous messages, one peer's two at a time, pipeline.
-  if (!ctx.params.count("seg")) {
-    L.seg = std::max<uint64_t>(L.seg, (count * e + kMaxSegments - 1) / kMaxSegments);
-    if (hosts && ctx.model.eager_bytes() > 0)
-      L.seg = std::max<uint64_t>(L.seg, uint64_t(double(ctx.model.eager_bytes()) * stagger_spread(L.window)) + e);
-  }
-  L.seg = std::max<uint64_t>(e, L.seg / e * e);
+  L.seg = segment_bytes(ctx, L,
+                        best_segment(ctx.model, std::max<uint64_t>(widest, e), c.elem_size, depth + (locals ? 1 : 0),
+                                     combine),
+                        count * e, hosts);
   uint64_t base = 0, total_segments = 0;
   L.segments.resize(size_t(T));
   for (int k = 0; k < T; ++k) {
@@ -280,6 +316,137 @@ PackedLayout packed_layout(const GenContext& ctx, TreeDirection dir, bool combin
     for (int i = 0; i < L.segments[size_t(k)].size(); ++i) L.all.push_back({k, i});
   order_segments(L, ctx, dir);
   return L;
+}
+
+PackedForest packed_forest(const GenContext& ctx, const Blocks& blocks, TreeDirection dir, bool combine) {
+  const Collective& c = ctx.coll;
+  const int p = c.nranks;
+  const uint32_t e = c.elem_size;
+  PackedForest F;
+  F.blocks = blocks;
+  PackedLayout& L = F.L;
+  const bool hosts = place_hosts(ctx, 0, dir, L);
+  const int T = int(L.packing.trees.size()), H = int(L.rep.size());
+  // Each block in segments of the size the model picks for the largest
+  // block over the deepest tree hung anywhere (at most twice as deep), at
+  // least the eager size (as packed_layout). Each segment rides one tree:
+  // the one furthest below its share of the bytes so far, so that the
+  // blocks of every run of ranks (a subnet's) spread over the trees as
+  // their shares say, in messages no smaller than a segment — the shares
+  // of a small block would each be a message below the eager size, and
+  // eager messages leave all at once.
+  int depth = 1;
+  for (const PackedTree& t : L.packing.trees) depth = std::max(depth, 2 * t.depth);
+  bool locals = false;
+  for (const auto& l : L.local) locals = locals || !l.empty();
+  L.seg = segment_bytes(ctx, L, best_segment(ctx.model, std::max<uint64_t>(blocks.largest(), e), e,
+                                             depth + (locals ? 1 : 0), combine),
+                        blocks.total(), hosts);
+  uint64_t pieces = 0;
+  for (int s = 0; s < p; ++s)
+    pieces += blocks.len[size_t(s)] == 0 ? 0 : std::max<uint64_t>(1, blocks.len[size_t(s)] / L.seg);
+  const double ops = 2.0 * double(pieces) * double(p);
+  if (ctx.op_limit && ops > double(ctx.op_limit))
+    throw TooLarge(cat(T, " packed trees of ", p, " ranks in ", pieces, " pieces: ", ops, " ops"));
+  std::vector<double> when;  // per item: its place in its block's period (0, 1]
+  std::vector<double> carried(static_cast<size_t>(T), 0.0);
+  F.items.reserve(pieces);
+  when.reserve(pieces);
+  for (int s = 0; s < p; ++s) {
+    const uint64_t n = blocks.len[size_t(s)] / e;
+    if (n == 0) continue;
+    const uint64_t nseg = std::max<uint64_t>(1, n * e / L.seg);
+    const Blocks seg = staggered_blocks(n, e, nseg, L.window, 0);
+    for (int i = 0; i < seg.size(); ++i) {
+      int k = 0;
+      double best = HUGE_VAL;
+      for (int t = 0; t < T; ++t) {
+        const double share = L.packing.trees[size_t(t)].share;
+        if (share <= 0) continue;
+        const double over = (carried[size_t(t)] + double(seg.len[size_t(i)])) / share;
+        if (over < best) best = over, k = t;
+      }
+      carried[size_t(k)] += double(seg.len[size_t(i)]);
+      F.items.push_back({s, k, seg.off[size_t(i)], seg.len[size_t(i)]});
+      when.push_back(double(i + 1) / double(nseg));
+    }
+  }
+  // The trees undirected, each host's neighbours across subnets first.
+  F.adj.assign(size_t(T), std::vector<std::vector<int>>(size_t(H)));
+  for (int k = 0; k < T; ++k) {
+    auto& adj = F.adj[size_t(k)];
+    const auto& par = L.packing.trees[size_t(k)].parent;
+    for (int h = 0; h < H; ++h)
+      if (par[size_t(h)] >= 0) {
+        adj[size_t(h)].push_back(par[size_t(h)]);
+        adj[size_t(par[size_t(h)])].push_back(h);
+      }
+    for (int h = 0; h < H; ++h) {
+      auto& v = adj[size_t(h)];
+      std::sort(v.begin(), v.end());
+      std::stable_partition(v.begin(), v.end(), [&](int x) { return L.subnet[size_t(x)] != L.subnet[size_t(h)]; });
+    }
+  }
+  // Hung from every host: parents, and when an item is due at each host —
+  // its place in the period, shifted by the host's distance from the
+  // block's host (out: arrives that much later; in: must leave that much
+  // earlier). A hop costs about T lone messages (the trees share links),
+  // one cost per pair and direction, in whole nanoseconds: along an edge
+  // the dues of its two ends differ by that one constant for every item.
+  //
+  // Towards the blocks' hosts every hop costs the same, the dearest: a
+  // host's receives of an item wait for slots its earlier items free, and
+  // its sends leave one at a time in its order (schedule/validator.hpp).
+  // With one cost per hop, a message's due at its sender orders all of
+  // them — every rank's sends, and everything a receive or a send waits
+  // for comes before it — so that none can wait in a cycle. Out of the
+  // blocks' hosts, receives wait for nothing.
+  auto ns = [](double t) { return int64_t(std::llround(std::min(std::max(t, 0.0), 1e6) * 1e9)); };
+  auto hop_cost = [&](int from, int to) { return ns(ctx.model.message(from, to, L.seg).total() * T); };
+  int64_t dearest = 0;
+  if (dir == TreeDirection::in)
+    for (int k = 0; k < T; ++k)
+      for (int h = 0; h < H; ++h)
+        for (int v : F.adj[size_t(k)][size_t(h)]) dearest = std::max(dearest, hop_cost(L.rep[size_t(v)], L.rep[size_t(h)]));
+  const double period = std::isfinite(L.packing.rate) && L.packing.rate > 0 ? double(blocks.total()) / L.packing.rate : 0;
+  std::vector<std::vector<uint32_t>> of_host(static_cast<size_t>(H));  // items whose block's rank is on the host
+  for (uint32_t j = 0; j < F.items.size(); ++j) of_host[size_t(L.host[size_t(F.items[j].rank)])].push_back(j);
+  std::vector<std::vector<int64_t>> due(static_cast<size_t>(H), std::vector<int64_t>(F.items.size()));
+  F.parent.assign(size_t(T), std::vector<std::vector<int>>(size_t(H)));
+  std::vector<int64_t> dist(static_cast<size_t>(H));
+  std::vector<int> bfs;
+  const int64_t sign = dir == TreeDirection::out ? 1 : -1;
+  for (int k = 0; k < T; ++k)
+    for (int g = 0; g < H; ++g) {
+      std::vector<int>& par = F.parent[size_t(k)][size_t(g)];
+      par.assign(size_t(H), -1);
+      dist.assign(size_t(H), 0);
+      bfs.assign(1, g);
+      for (size_t i = 0; i < bfs.size(); ++i) {
+        const int u = bfs[i];
+        for (int v : F.adj[size_t(k)][size_t(u)]) {
+          if (v == par[size_t(u)]) continue;
+          par[size_t(v)] = u;
+          dist[size_t(v)] = dist[size_t(u)] + (dir == TreeDirection::out ? hop_cost(L.rep[size_t(u)], L.rep[size_t(v)])
+                                                                           : dearest);
+          bfs.push_back(v);
+        }
+      }
+      for (uint32_t j : of_host[size_t(g)]) {
+        if (F.items[j].tree != k) continue;
+        const int64_t at = ns(period * when[j]);
+        for (int h = 0; h < H; ++h) due[size_t(h)][j] = at + sign * dist[size_t(h)];
+      }
+    }
+  F.order.assign(size_t(H), {});
+  for (int h = 0; h < H; ++h) {
+    auto& o = F.order[size_t(h)];
+    o.resize(F.items.size());
+    for (uint32_t j = 0; j < o.size(); ++j) o[j] = j;
+    const auto& key = due[size_t(h)];
+    std::stable_sort(o.begin(), o.end(), [&](uint32_t a, uint32_t b) { return key[a] < key[b]; });
+  }
+  return F;
 }
 
 }  // namespace hetcoll

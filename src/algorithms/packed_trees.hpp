@@ -76,6 +76,42 @@ class PeerSends {
   std::map<int, std::vector<uint32_t>> sent_;  // per peer, its sends so far
 };
 
+// What packed_allgather and packed_reduce_scatter share: the trees packed
+// from rank 0's host, taken as undirected trees and hung from every host in
+// turn. Rank s's block goes out along (allgather) or is combined towards
+// (reduce-scatter) each tree k hung from s's host, the tree's share of the
+// block. An edge then carries, each way, the shares of the blocks of the
+// hosts on its side: a cut between subnets crossed once per tree carries
+// exactly the blocks that must cross it.
+struct ForestItem {
+  int rank = 0;      // whose block (allgather: its source; reduce-scatter: where it ends)
+  int tree = 0;
+  uint64_t off = 0;  // bytes [off, off + len) of the block
+  uint64_t len = 0;
+};
+
+struct PackedForest {
+  PackedLayout L;  // the hosts, their ranks, the trees, seg and window (segments, order: unused)
+  Blocks blocks;   // per rank: its block (allgather: in the output; reduce-scatter: in the input)
+  std::vector<ForestItem> items;
+  // Per tree, per host: its neighbours, across subnets first.
+  std::vector<std::vector<std::vector<int>>> adj;
+  // Per tree, per host g: each host's parent with the tree hung from g.
+  std::vector<std::vector<std::vector<int>>> parent;
+  // Per host: the items (indices) in the order its ranks take them — by
+  // when each is due there, which along every edge differs by one constant
+  // at its two ends, so that a pair's messages match in order.
+  std::vector<std::vector<uint32_t>> order;
+
+  int parent_of(const ForestItem& it, int h) const {
+    return parent[size_t(it.tree)][size_t(L.host[size_t(it.rank)])][size_t(h)];
+  }
+};
+
+// The forest for the context's call, its blocks `blocks` (`dir`: out for
+// an allgather, in for a reduce-scatter). Parameters as packed_layout.
+PackedForest packed_forest(const GenContext& ctx, const Blocks& blocks, TreeDirection dir, bool combine);
+
 // The registry's facts about the algorithms' parameters.
 std::vector<ParamSpec> packed_params();
 // The settings the planner weighs: the default, three trees, two messages
@@ -83,5 +119,7 @@ std::vector<ParamSpec> packed_params();
 std::vector<std::string> packed_variants(const std::string& name);
 // Worth weighing: the model has hosts joined by links.
 bool packed_distinct(const Collective& c, const MachineModel& m);
+// The same for a forest: all the blocks together worth pipelining.
+bool forest_distinct(const Collective& c, const MachineModel& m);
 
 }  // namespace hetcoll

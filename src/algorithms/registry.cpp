@@ -36,6 +36,8 @@ const std::vector<Algorithm>& registry() {
         packed_bcast_algorithm(),
         packed_reduce_algorithm(),
         packed_allreduce_algorithm(),
+        packed_allgather_algorithm(),
+        packed_reduce_scatter_algorithm(),
         distributed_combine_gather_algorithm(),
         rabenseifner_reduce_algorithm(),
         reduce_bcast_algorithm(),

@@ -188,6 +188,7 @@ NB_MODULE(_core, m) {
           d["uplink_in"] = t->uplink_in;
           d["backplane"] = t->backplane;
           d["connection"] = t->connection;
+          d["latency_sharing"] = t->latency_sharing;
           std::vector<nb::dict> links;
           for (const NetLink& l : t->links) {
             nb::dict x;

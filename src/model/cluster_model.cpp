@@ -29,6 +29,7 @@ ClusterModel::ClusterModel(ClusterParams p, std::string spec) : p_(std::move(p))
     t->uplink_in.push_back(int(t->links.size()) - 1);
   }
   for (int r = 0; r < H * R; ++r) t->host_of_rank.push_back(p_.round ? r % H : r / R);
+  t->latency_sharing = p_.latency_sharing;
   t->check();
   t->settle();
   topo_ = t;

@@ -30,6 +30,7 @@ struct ClusterParams {
   bool split_duplex = false;
   double shm_alpha = 1e-6, shm_bw = 5e9;
   double gamma = 0;
+  double latency_sharing = 0;  // Topology::latency_sharing
 };
 
 class ClusterModel : public MachineModel {

@@ -40,9 +40,10 @@ std::string model_spec_help() {
          "hetero:nodes=FFSS[,gamma=G]     (Banikazemi's fast/slow nodes, one letter a rank)\n"
          "hetero:file=machine.json        (per-node Sc Sm Rc Rm gamma, per-pair Xc Xm)\n"
          "cluster:subnets=8+4+4[,ranks=R][,layout=block|round][,alpha=..,bw=..][,up_latency=..,up_bw=..]\n"
-         "        [,duplex=shared|split][,o=..][,shm_alpha=..,shm_bw=..][,gamma=..]\n"
+         "        [,duplex=shared|split][,o=..][,shm_alpha=..,shm_bw=..][,gamma=..][,sharing=A]\n"
          "                                (hosts per subnet, R ranks a host; interfaces bw, uplinks up_bw\n"
-         "                                shared by the messages crossing them)\n"
+         "                                shared by the messages crossing them, in proportion to\n"
+         "                                latency^-A: 0 equally (default), 1 as SimGrid's CM02)\n"
          "profile:PROFILE.json            (a machine profile written by 'hetcoll probe')\n"
          "file:MODEL.json                 (a model written by to_json / hetcoll, or a profile)";
 }
@@ -149,7 +150,7 @@ ModelPtr parse_loggp(Params p) {
 
 ModelPtr parse_cluster(Params p, const std::string& spec) {
   reject_unknown("cluster", p, {"subnets", "ranks", "layout", "alpha", "bw", "up_latency", "up_bw", "duplex", "o",
-                                "shm_alpha", "shm_bw", "gamma"});
+                                "shm_alpha", "shm_bw", "gamma", "sharing"});
   ClusterParams c;
   const std::string subnets = take(p, "cluster", "subnets");
   long hosts = 0;
@@ -195,6 +196,15 @@ ModelPtr parse_cluster(Params p, const std::string& spec) {
     v = parse_bandwidth(p[k]);
     if (!(v > 0)) throw InputError(cat("model 'cluster': ", k, " must be positive"));
   };
+  if (p.count("sharing")) {
+    const std::string& v = p["sharing"];
+    char* end = nullptr;
+    const double a = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || !(a >= 0 && a <= Topology::kMaxLatencySharing))
+      throw InputError(cat("model 'cluster': sharing= takes the latency exponent, 0 to ", Topology::kMaxLatencySharing,
+                           ", got '", v, "'"));
+    c.latency_sharing = a;
+  }
   dur("o", c.o);
   dur("alpha", c.alpha);
   dur("up_latency", c.up_latency);

@@ -266,6 +266,19 @@ const std::vector<Field<Profile::Backplane>>& backplane_fields() {
                                           real("bandwidth", &B::bandwidth, 0, kMaxBandwidth)};
   return f;
 }
+const std::vector<Field<Profile::Sharing>>& sharing_fields() {
+  using X = Profile::Sharing;
+  static const std::vector<Field<X>> f = {whole("measured", &X::measured, 0, 1),
+                                          whole("receiver", &X::receiver, -1, 0, last_host),
+                                          whole("near", &X::near, -1, 0, last_host),
+                                          whole("far", &X::far, -1, 0, last_host),
+                                          real("near_latency", &X::near_latency, 0, kMaxSeconds),
+                                          real("far_latency", &X::far_latency, 0, kMaxSeconds),
+                                          real("near_alone", &X::near_alone, 0, kMaxBandwidth),
+                                          real("far_alone", &X::far_alone, 0, kMaxBandwidth),
+                                          real("far_shared", &X::far_shared, 0, kMaxBandwidth)};
+  return f;
+}
 const std::vector<Field<PairClass>>& class_fields() {
   static const std::vector<Field<PairClass>> f = {
       text("name", &PairClass::name, 256),
@@ -346,6 +359,11 @@ std::string profile_to_json(const Profile& p) {
     ojson bp;
     write_fields(bp, p.backplane, backplane_fields());
     o["backplane"] = bp;
+  }
+  if (p.sharing.measured) {
+    ojson sh;
+    write_fields(sh, p.sharing, sharing_fields());
+    o["sharing"] = sh;
   }
   ojson classes = ojson::array();
   for (const PairClass& c : p.classes) {
@@ -510,6 +528,9 @@ void read_structure(const Reader& r, Profile& p, size_t n) {
   p.ring_crossings = int(ring.at("crossings").integer(0, int64_t(n)));
   if (r.has("backplane")) {  // absent from profiles written before the probe measured it
     read_fields(r.at("backplane"), p.backplane, backplane_fields(), p);
+  }
+  if (r.has("sharing")) {  // absent from profiles written before the probe measured it
+    read_fields(r.at("sharing"), p.sharing, sharing_fields(), p);
   }
 }
 

@@ -156,6 +156,21 @@ struct Profile {
     double aggregate = 0, expected = 0, bandwidth = 0;  // B/s
   } backplane;
 
+  // Probe phase "sharing": how two messages into one host's interface
+  // share it when their latencies differ — one from a host of its subnet
+  // (near), streaming, and one from another subnet (far). far_alone: the
+  // far pair's rate alone; far_shared: with the near stream beside it;
+  // near_alone: the near pair's rate alone (the interface). The model
+  // fits the exponent of Topology::latency_sharing to them (profile_model.hpp:
+  // sharing_exponent). measured 0: not measured (one subnet, or no subnet
+  // of two hosts).
+  struct Sharing {
+    int measured = 0;
+    int receiver = -1, near = -1, far = -1;            // hosts
+    double near_latency = 0, far_latency = 0;          // s, the pairs' small-message one-way minima
+    double near_alone = 0, far_alone = 0, far_shared = 0;  // B/s
+  } sharing;
+
   std::vector<PairClass> classes;
   std::vector<ReduceRate> reductions;
   std::vector<LambdaPoint> lambda;

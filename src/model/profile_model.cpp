@@ -1,6 +1,7 @@
 #include "model/profile_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "util/error.hpp"
 #include "util/hash.hpp"
@@ -22,6 +23,14 @@ bool full_duplex(const PairClass& c) {
 
 bool takes_turns(const PairClass& c) {
   return full_duplex(c) && c.bandwidth_same_pair > 0 && c.bandwidth_same_pair < 0.75 * measured_pair_rate(c);
+}
+
+double sharing_exponent(const Profile::Sharing& s, double near_latency, double far_latency) {
+  const double x = s.far_shared, c = s.near_alone;
+  if (!s.measured || !(x > 0) || !(c > x) || !(x < 0.9 * s.far_alone)) return 0;
+  if (!(near_latency > 0) || !(far_latency >= 1.5 * near_latency)) return 0;
+  const double a = std::log((c - x) / x) / std::log(far_latency / near_latency);
+  return std::clamp(a, 0.0, Topology::kMaxLatencySharing);
 }
 
 ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move(spec)) {
@@ -136,6 +145,15 @@ void ProfileModel::build_topology(const Profile& p) {
       t->uplink_out[size_t(a)] = t->uplink_in[size_t(a)] = int(t->links.size());
       t->links.push_back({cat("uplink(subnet ", a, ")"), up[size_t(a)]});
     }
+  }
+  // How flows of different latencies share a link, as the probe found,
+  // weighed by the latencies the simulator weighs them by (message():
+  // arrive - send, the classes' Xc).
+  const auto& sh = p.sharing;
+  if (sh.measured && sh.receiver >= 0 && sh.receiver < H && sh.near >= 0 && sh.near < H && sh.far >= 0 && sh.far < H) {
+    const int sr = hosts_[size_t(sh.receiver)].subnet;
+    t->latency_sharing = sharing_exponent(sh, link(hosts_[size_t(sh.near)].subnet, sr).Xc,
+                                          link(hosts_[size_t(sh.far)].subnet, sr).Xc);
   }
   // The backplane the probe found: one link all traffic between hosts shares.
   if (p.backplane.bandwidth > 0 && H > 1) {

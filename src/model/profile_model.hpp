@@ -69,6 +69,16 @@ bool full_duplex(const PairClass& c);
 // (full_duplex): not the links but the pair's one connection made its two
 // directions take turns. Not measured: false.
 bool takes_turns(const PairClass& c);
+// The exponent a of the probe's sharing measurement (Topology::
+// latency_sharing), for the near and far pairs' latencies as the simulator
+// weighs flows by them (the model's wire latencies): where the far message
+// beside the near stream got less than 0.9 of its rate alone, and less
+// than the interface (near_alone), the interface was shared in proportion
+// to latency^-a:
+//   far_shared / (near_alone - far_shared) = (far_latency / near_latency)^-a,
+// clamped to 0 … Topology::kMaxLatencySharing. Else (or not measured, or
+// latencies too alike to tell: a ratio below 1.5) 0, equal shares.
+double sharing_exponent(const Profile::Sharing& s, double near_latency, double far_latency);
 
 class ProfileModel : public MachineModel {
  public:

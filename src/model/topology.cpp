@@ -75,6 +75,7 @@ std::shared_ptr<const Topology> Topology::mapped(const std::vector<int>& map) co
     if (!host_names.empty()) t->host_names.push_back(host_names[size_t(h)]);
   }
   t->backplane = link(backplane);
+  t->latency_sharing = latency_sharing;
   t->host_of_rank.resize(map.size());
   for (size_t i = 0; i < map.size(); ++i) t->host_of_rank[i] = new_id(used_hosts, host_of(map[i]));
   if (!connection.empty()) {
@@ -148,6 +149,8 @@ void Topology::check() const {
     if (!link_ok(uplink_out[size_t(s)]) || !link_ok(uplink_in[size_t(s)]))
       throw InputError(cat("topology: subnet ", s, " names a link that does not exist"));
   if (!link_ok(backplane)) throw InputError("topology: the backplane names a link that does not exist");
+  if (!(latency_sharing >= 0 && latency_sharing <= kMaxLatencySharing))
+    throw InputError(cat("topology: latency sharing exponent ", latency_sharing, " (must be 0 … ", kMaxLatencySharing, ")"));
   if (!connection.empty()) {
     if (connection.size() != size_t(S) * size_t(S))
       throw InputError("topology: one connection rate per pair of subnets is needed");

@@ -29,7 +29,8 @@
 // uplink, SimGrid's SHARED) or one each (full duplex). The simulator shares
 // each link's bandwidth max-min fairly among the messages crossing it at the
 // same instant, on top of each message's own rate (MessageCost::wire), as
-// SimGrid's flow model does.
+// SimGrid's flow model does — weighted by the messages' latencies where the
+// probe found that long ones get less (latency_sharing).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -64,6 +65,13 @@ class Topology {
   // Hierarchical collectives order their leaders along it.
   std::vector<int> ring_position;
   std::vector<char> never_limits;  // per link (settle); empty: every link may limit
+  // How messages crossing one link share it: in proportion to
+  // latency^-latency_sharing, the latency their pair's (0: equally, the
+  // max-min fair shares; 1: SimGrid's CM02, whose flows share a link in
+  // proportion to 1/latency, and about TCP's bias against long round
+  // trips). The probe measures it (profile: sharing).
+  double latency_sharing = 0;
+  static constexpr double kMaxLatencySharing = 4;
 
   int ranks() const { return int(host_of_rank.size()); }
   int hosts() const { return int(subnet_of_host.size()); }

@@ -33,6 +33,7 @@ struct Flow {
   double finish = 0;       // when its bytes will be through at the present rate
   double queued = INFINITY;  // the earliest of its kFlowEnd events still to come
   double latency = 0;      // from the last byte out to the message at the receiver
+  double weight = 1;       // its share of a link against others' (Topology::latency_sharing)
   int links[Topology::kMaxRoute + 1] = {};  // the route, then its pair's connection
   int nlinks = 0;
   uint32_t mark = 0;       // component search
@@ -63,6 +64,7 @@ class Sim {
         topo_holder_(m.topology()),
         topo_(topo_holder_.get()),
         eager_(m.eager_bytes()),
+        sharing_(topo_ ? topo_->latency_sharing : 0),
         limit_(opt.work_limit ? opt.work_limit : UINT64_MAX) {}
 
   SimResult run() {
@@ -402,30 +404,35 @@ class Sim {
     }
     link_left_.resize(link_bw_.size());
     link_count_.resize(link_bw_.size());
+    link_weight_.resize(link_bw_.size());
     for (uint32_t l : comp_links_) {
       link_left_[l] = link_bw_[l];
       link_count_[l] = uint32_t(link_flows_[l].size());
+      double w = 0;
+      for (uint32_t id : link_flows_[l]) w += flows_[id].weight;
+      link_weight_[l] = w;
     }
     size_t unfrozen = comp_flows_.size();
     while (unfrozen > 0) {
       work_ += comp_links_.size() + 2 * comp_flows_.size();
+      // The level: bytes/s per unit of weight (a flow moves weight × level).
       double level = INFINITY;
       for (uint32_t l : comp_links_)
-        if (link_count_[l] > 0) level = std::min(level, std::max(0.0, link_left_[l]) / link_count_[l]);
+        if (link_count_[l] > 0) level = std::min(level, std::max(0.0, link_left_[l]) / link_weight_[l]);
       for (uint32_t id : comp_flows_)
-        if (flows_[id].rate < 0) level = std::min(level, flows_[id].cap);
+        if (flows_[id].rate < 0) level = std::min(level, flows_[id].cap / flows_[id].weight);
       const double tol = level * (1 + 1e-12);
       size_t frozen_now = 0;
       for (uint32_t id : comp_flows_) {
         Flow& f = flows_[id];
         if (f.rate >= 0) continue;
-        bool full = f.cap <= tol;
+        bool full = f.cap / f.weight <= tol;
         for (int k = 0; k < f.nlinks && !full; ++k) {
           const uint32_t l = uint32_t(f.links[k]);
-          full = std::max(0.0, link_left_[l]) / link_count_[l] <= tol;
+          full = std::max(0.0, link_left_[l]) / link_weight_[l] <= tol;
         }
         if (!full) continue;
-        f.rate = std::min(f.cap, level);
+        f.rate = std::min(f.cap, level * f.weight);
         ++frozen_now;
       }
       for (uint32_t id : comp_flows_) {  // take the frozen flows off their links
@@ -436,6 +443,7 @@ class Sim {
           const uint32_t l = uint32_t(f.links[k]);
           link_left_[l] -= f.rate;
           --link_count_[l];
+          link_weight_[l] -= f.weight;
         }
       }
       if (frozen_now == 0) break;  // cannot happen: the minimum freezes one
@@ -535,6 +543,10 @@ class Sim {
           f.remaining = double(o.len);
           f.cap = double(o.len) / c.wire;
           f.latency = c.arrive - c.send;
+          // Flows of long latency get less of a shared link (SimGrid's CM02
+          // shares in proportion to 1/latency, TCP by round trip): the
+          // weight latency^-a, the probe's exponent a (0: equal shares).
+          if (sharing_ > 0) f.weight = std::pow(std::max(f.latency, 1e-9) / 1e-3, -sharing_);
           f.mark = 0;
           f.eager = o.len < eager_;
           flow_of_[g] = int64_t(id);
@@ -623,6 +635,7 @@ class Sim {
   const TopologyPtr topo_holder_;
   const Topology* topo_;  // nullptr: messages never share links
   const uint64_t eager_;  // sends up to this many bytes complete before their bytes are out
+  const double sharing_;  // Topology::latency_sharing
   const uint64_t limit_;  // steps of work allowed (SimOptions::work_limit)
   uint64_t work_ = 0;
   std::vector<Flow> flows_;
@@ -634,7 +647,7 @@ class Sim {
   std::unordered_map<uint32_t, Turns> turns_;             // connection link -> whose turn
   std::vector<std::vector<uint32_t>> link_flows_;  // active flows per link
   std::vector<uint32_t> link_mark_, link_count_;
-  std::vector<double> link_left_;
+  std::vector<double> link_left_, link_weight_;
   std::vector<uint32_t> dirty_flows_, dirty_links_, comp_flows_, comp_links_;
   uint32_t epoch_ = 1;
   std::vector<uint64_t> sends_, send_at_, next_send_;  // CSR: each rank's sends in program order

@@ -616,6 +616,30 @@ def check_interfaces(t, profile, tolerance, tcp_gamma, out=sys.stdout):
     return ok
 
 
+def check_sharing(t, profile, tolerance, tcp_gamma, out=sys.stdout):
+    """The probe's sharing phase (profile: sharing): the far message alone
+    at its path's rate, and beside the near stream at what CM02 gives it —
+    the receiver's interface shared in proportion to 1/latency (the route's
+    latency), at most the far path's own rate. The stream's gaps (one
+    rendezvous between its messages) give the far flow a few percent more:
+    twice the tolerance there."""
+    sh = profile.get("sharing")
+    if not sh or not sh.get("measured"):
+        return True
+    names = [h["name"] for h in profile["hosts"]]
+    r, n, f = (t.index[names[sh[k]]] for k in ("receiver", "near", "far"))
+    cap, far_path = t.flow_bandwidth(n, r, tcp_gamma), t.flow_bandwidth(f, r, tcp_gamma)
+    ln, lf = t.latency(n, r), t.latency(f, r)
+    shared = min(far_path, cap * (1 / lf) / (1 / ln + 1 / lf))
+    e_alone = abs(sh["far_alone"] - far_path) / far_path
+    e_shared = abs(sh["far_shared"] - shared) / shared
+    ok = e_alone <= tolerance and e_shared <= 2 * tolerance
+    print("  sharing: %s -> %s alone %s (expected %s), beside %s -> %s %s (expected %s, CM02's 1/latency shares) %s"
+          % (names[sh["far"]], names[sh["receiver"]], _fmt_bw(sh["far_alone"]), _fmt_bw(far_path), names[sh["near"]],
+             names[sh["receiver"]], _fmt_bw(sh["far_shared"]), _fmt_bw(shared), "ok" if ok else "FAIL"), file=out)
+    return ok
+
+
 def check_agree(p1, p2, tolerance, out=sys.stdout):
     """Two profiles of one platform (concurrent and sequential): the same
     hosts, the same partition, per-pair small-message times within tolerance."""
@@ -719,6 +743,7 @@ def check(t, profile, tolerance=0.05, o_s=1e-6, o_r=1e-6, tcp_gamma=4194304.0,
     if bandwidth == "alone":
         ok = check_alone(t, profile, tolerance, tcp_gamma, out) and ok
     ok = check_interfaces(t, profile, tolerance, tcp_gamma, out) and ok
+    ok = check_sharing(t, profile, tolerance, tcp_gamma, out) and ok
     for label, errs, fmt in (("latency", lat_err, _fmt_t), ("bandwidth", bw_err, _fmt_bw)):
         if not errs:
             if label == "bandwidth" and large is None and bandwidth == "pairs":

@@ -66,14 +66,20 @@ TEST(PackedTrees, ValidOnEveryLayout) {
       std::vector<int> map;
       for (int r = p - 1; r >= 0; --r) map.push_back(r);
       ModelPtr g = map_model(m, map);
-      for (const char* algo : {"packed_bcast", "packed_reduce", "packed_allreduce"}) {
+      for (const char* algo :
+           {"packed_bcast", "packed_reduce", "packed_allreduce", "packed_allgather", "packed_reduce_scatter"}) {
         const std::string name = algo;
-        const CollOp op = name == "packed_bcast" ? CollOp::bcast
-                          : name == "packed_reduce" ? CollOp::reduce
-                                                    : CollOp::allreduce;
+        const CollOp op = name == "packed_bcast"       ? CollOp::bcast
+                          : name == "packed_reduce"    ? CollOp::reduce
+                          : name == "packed_allreduce" ? CollOp::allreduce
+                          : name == "packed_allgather" ? CollOp::allgather
+                                                       : CollOp::reduce_scatter_block;
+        const bool forest = op == CollOp::allgather || op == CollOp::reduce_scatter_block;
         for (int root : {0, p / 2, p - 1}) {
           for (uint32_t elem : {1u, 8u}) {
+            if (forest && root != 0) continue;  // no root
             for (uint64_t count : {0u, 1u, 7u, 4096u, 200000u}) {
+              if (forest) count /= 8;  // per rank
               for (const std::string params : {"", "[trees=1]", "[trees=3,window=1]", "[seg=3000,window=2]"}) {
                 Collective c = Collective::make(op, p, count, root, elem);
                 const std::string spec_a = std::string(algo) + params;
@@ -95,13 +101,28 @@ TEST(PackedTrees, ValidOnEveryLayout) {
           }
         }
       }
-      // In place (reduce at the root, allreduce everywhere): the same result.
+      // In place (reduce at the root, the others everywhere): the same result.
       if (p > 1) {
-        for (CollOp op : {CollOp::reduce, CollOp::allreduce}) {
+        for (CollOp op : {CollOp::reduce, CollOp::allreduce, CollOp::allgather, CollOp::reduce_scatter_block}) {
           Collective c = Collective::make(op, p, 5000, p - 1, 4);
           c.in_place = true;
-          ValidationReport rep = validate(build(op == CollOp::reduce ? "packed_reduce" : "packed_allreduce", c, *g));
-          ASSERT_TRUE(rep.ok) << spec << " in place: " << rep.summary();
+          const char* algo = op == CollOp::reduce      ? "packed_reduce"
+                             : op == CollOp::allreduce ? "packed_allreduce"
+                             : op == CollOp::allgather ? "packed_allgather"
+                                                       : "packed_reduce_scatter";
+          ValidationReport rep = validate(build(algo, c, *g));
+          ASSERT_TRUE(rep.ok) << spec << " " << algo << " in place: " << rep.summary();
+        }
+        // Uneven blocks (the v forms), some empty, the largest first.
+        std::vector<uint64_t> counts;
+        for (int r = 0; r < p; ++r) counts.push_back(r % 3 == 1 ? 0 : uint64_t(9000 - 37 * r));
+        for (const char* params : {"", "[trees=2,seg=2000]"}) {
+          Collective v = Collective::make_v(CollOp::allgatherv, counts, 0, 8);
+          ValidationReport rep = validate(build(std::string("packed_allgather") + params, v, *g));
+          ASSERT_TRUE(rep.ok) << spec << " allgatherv: " << rep.summary();
+          Collective rs = Collective::make_v(CollOp::reduce_scatter, counts, 0, 8);
+          rep = validate(build(std::string("packed_reduce_scatter") + params, rs, *g));
+          ASSERT_TRUE(rep.ok) << spec << " reduce_scatter: " << rep.summary();
         }
       }
     }

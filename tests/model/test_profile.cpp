@@ -734,3 +734,46 @@ TEST(ProfileModel, TheProbesBackplaneIsALinkAllTrafficBetweenHostsShares) {
   expect_refused(edited("\"aggregate\": 100000000.0", "\"aggregate\": \"fast\"", p), "not a number");
   expect_refused(edited("\"flows\": 2", "\"flows\": 99", p), "outside");
 }
+
+TEST(ProfileModel, TheProbesSharingWeighsLinksByLatency) {
+  // Host 2 (subnet 1) → host 0 beside a stream 1 → 0 (subnet 0): the
+  // model's wire latencies (X_c) are 7 µs inside a subnet and 997 µs
+  // across. A far message that got C·w_f / (w_n + w_f) of the interface,
+  // w = latency^-a, gives back a.
+  const double Ln = 10e-6 - 3e-6, Lf = 1e-3 - 3e-6, C = 1.25e8;
+  auto measured = [&](double a) {
+    Profile::Sharing s;
+    s.measured = 1;
+    s.receiver = 0, s.near = 1, s.far = 2;
+    s.near_latency = 10e-6, s.far_latency = 1e-3;
+    s.near_alone = C, s.far_alone = 1.25e7;
+    s.far_shared = C * std::pow(Lf, -a) / (std::pow(Ln, -a) + std::pow(Lf, -a));
+    return s;
+  };
+  for (double a : {1.0, 0.6, 1.7}) EXPECT_NEAR(sharing_exponent(measured(a), Ln, Lf), a, 1e-9);
+  // Nothing to fit: equal shares.
+  Profile::Sharing s = measured(1);
+  EXPECT_EQ(sharing_exponent(s, Ln, 1.2 * Ln), 0);  // latencies too alike to tell
+  s.far_shared = 0.95 * s.far_alone;                // the far message was not held by the interface
+  EXPECT_EQ(sharing_exponent(s, Ln, Lf), 0);
+  s = measured(1);
+  s.measured = 0;
+  EXPECT_EQ(sharing_exponent(s, Ln, Lf), 0);
+  s = measured(0.001);  // held, yet about equal shares: clamped at 0, never negative
+  s.far_shared = 0.6 * C;
+  s.far_alone = C;
+  EXPECT_EQ(sharing_exponent(s, Ln, Lf), 0);
+  // Through the profile: written, read back, the topology weighs by it;
+  // a profile without it (written before the probe measured it) shares
+  // equally; hostile values are refused.
+  Profile p = sample_profile();
+  p.sharing = measured(1);
+  const Profile q = parse_profile(profile_to_json(p));
+  EXPECT_EQ(q.sharing.far, 2);
+  EXPECT_NEAR(ProfileModel(q, "profile:test").topology()->latency_sharing, 1.0, 1e-9);
+  EXPECT_EQ(ProfileModel(sample_profile(), "profile:test").topology()->latency_sharing, 0);
+  EXPECT_EQ(parse_profile(profile_to_json(sample_profile())).sharing.measured, 0);
+  expect_refused(edited("\"far\": 2", "\"far\": 9", p), "outside");
+  expect_refused(edited("\"far_shared\": ", "\"far_shared\": -", p), "outside");
+  expect_refused(edited("\"measured\": 1", "\"measured\": 2", p), "outside");
+}

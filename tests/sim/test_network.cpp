@@ -89,6 +89,21 @@ Schedule pairs(int n, const std::vector<std::pair<int, int>>& msgs, const std::v
   return b.finish();
 }
 
+// Per pair of ranks its own latency (row-major n×n); otherwise FlowModel.
+class LatencyModel : public FlowModel {
+ public:
+  LatencyModel(int n, std::vector<double> L, TopologyPtr t) : FlowModel(n, 0, 1e9, 0, 0, std::move(t)), n_(n), L_(std::move(L)) {}
+  MessageCost message(int a, int b, uint64_t bytes) const override {
+    MessageCost c = FlowModel::message(a, b, bytes);
+    c.arrive += L_[size_t(a) * size_t(n_) + size_t(b)];
+    return c;
+  }
+
+ private:
+  int n_;
+  std::vector<double> L_;
+};
+
 double recv_end(const Schedule& s, const SimResult& r, int rank, int nth = 0) {
   int seen = 0;
   for (size_t i = 0; i < s.num_ops(rank); ++i)
@@ -120,6 +135,36 @@ TEST(Network, MaxMinFairness) {
   SimResult r = simulate(s, m);
   EXPECT_NEAR(r.rank_finish[0], 2.0, 1e-12);
   EXPECT_NEAR(r.rank_finish[2], 8.0, 1e-12);
+}
+
+TEST(Network, LongLatenciesGetLessWhereTheProbeFoundIt) {
+  // Subnets {0,1} and {2,3}, interfaces 10 B/s. 0 → 1 (1 ms) and 2 → 1
+  // (4 ms) share 1's interface, 16 B each. Shares in proportion to
+  // latency^-a: a = 0, 5 B/s each, both through at 3.2 s; a = 0.5, 2:1,
+  // the near one through at 16 / (20/3) = 2.4 s; a = 1 (SimGrid's CM02),
+  // 4:1, at 16 / 8 = 2 s. The far one then has the interface: all 32 B
+  // through at 3.2 s in every case.
+  std::vector<double> L(16, 1e-3);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      if ((a < 2) != (b < 2)) L[size_t(a * 4 + b)] = 4e-3;
+  for (auto [a, near] : {std::pair{0.0, 3.2}, {0.5, 2.4}, {1.0, 2.0}}) {
+    auto t = std::const_pointer_cast<Topology>(cluster({0, 0, 1, 1}, 10, 100));
+    t->latency_sharing = a;
+    LatencyModel m(4, L, t);
+    Schedule s = pairs(4, {{0, 1}, {2, 1}}, {16, 16});
+    SimResult r = simulate(s, m);
+    EXPECT_NEAR(r.rank_finish[0], near, 1e-9) << "a = " << a;
+    EXPECT_NEAR(r.rank_finish[2], 3.2, 1e-9) << "a = " << a;
+  }
+  // A flow held below its weighted share by a link of its own (the uplinks
+  // at 1 B/s, below the 2 B/s of a = 1) leaves the rest to the other: the
+  // near one at 9 B/s, through at 16/9 s.
+  auto t = std::const_pointer_cast<Topology>(cluster({0, 0, 1, 1}, 10, 1));
+  t->latency_sharing = 1;
+  LatencyModel m(4, L, t);
+  Schedule s = pairs(4, {{0, 1}, {2, 1}}, {16, 16});
+  EXPECT_NEAR(simulate(s, m).rank_finish[0], 16.0 / 9, 1e-9);
 }
 
 TEST(Network, AFinishedMessageFreesBandwidth) {
