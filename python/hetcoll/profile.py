@@ -129,8 +129,9 @@ def show_lines(p: dict) -> list[str]:
                     f"{_bw(bp['expected'])} alone: {found}"]
     sh = p.get("sharing")
     if sh:
-        out += ["", f"sharing: host {sh['far']} -> {sh['receiver']} ({format_time(sh['far_latency'])}) moved "
-                    f"{_bw(sh['far_alone'])} alone, {_bw(sh['far_shared'])} beside a stream from host {sh['near']} "
+        name = [h["name"] for h in p["hosts"]]
+        out += ["", f"sharing: {name[sh['far']]} -> {name[sh['receiver']]} ({format_time(sh['far_latency'])}) moved "
+                    f"{_bw(sh['far_alone'])} alone, {_bw(sh['far_shared'])} beside a stream from {name[sh['near']]} "
                     f"({format_time(sh['near_latency'])}, {_bw(sh['near_alone'])} alone)"]
     if p["reductions"]:
         out += ["", "reductions (gamma, s per byte, hetcoll's kernels): " + ", ".join(

@@ -11,8 +11,12 @@
 // broadcast's packing spreads one vector. A host's rank takes every piece
 // (block, tree, segment) in the order it is due there (packed_trees.hpp),
 // passes it on to its neighbours but the one it came from (across subnets
-// first) and to the other ranks of its host; those send their own pieces
-// to it.
+// first, all at once: unlike packed_bcast's, a piece's copies inside the
+// subnet do not wait for the one across — there many pieces cross at once
+// and each host's next crossing must not wait for its last piece's local
+// copies) and to the other ranks of its host; those send their own pieces
+// to it. Segments: one block's, each riding one tree, at least the eager
+// size (packed_trees.hpp).
 // Steps: about depth + pieces. Bytes: every rank receives every other
 // block once; a host sends Σ_k s_k·Σ_(neighbours v) (the blocks on its side of v).
 // Constraints: needs a topology of hosts to differ from a chain (without
@@ -50,11 +54,10 @@ Schedule generate(const GenContext& ctx) {
       const int parent = F.parent_of(it, h);
       if (it.rank != r) b.recv(r, parent >= 0 ? L.rep[size_t(parent)] : it.rank, piece);
       const Slice src = it.rank == r ? mine : piece;
-      // Across subnets first; the others wait until it is over (see packed_bcast.cpp).
-      uint32_t far = PeerSends::kNoSend;
+      // Across subnets first.
       const int sub = topology_subnet(L, h);
       for (int v : F.adj[size_t(it.tree)][size_t(h)])
-        if (v != parent && topology_subnet(L, v) != sub) far = sends.send(L.rep[size_t(v)], src);
+        if (v != parent && topology_subnet(L, v) != sub) sends.send(L.rep[size_t(v)], src);
       for (int v : F.adj[size_t(it.tree)][size_t(h)])
         if (v != parent && topology_subnet(L, v) == sub) sends.send(L.rep[size_t(v)], src);
       for (int l : L.local[size_t(h)])
@@ -65,8 +68,8 @@ Schedule generate(const GenContext& ctx) {
   }
   return b.finish();
 }
-std::vector<std::string> variants(const Collective&, const MachineModel&) {
-  return packed_variants("packed_allgather");
+std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
+  return packed_variants("packed_allgather", m, c.total_bytes());
 }
 }  // namespace
 

@@ -149,7 +149,9 @@ Schedule generate(const GenContext& ctx) {
   return b.finish();
 }
 
-std::vector<std::string> variants(const Collective&, const MachineModel&) { return packed_variants("packed_allreduce"); }
+std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
+  return packed_variants("packed_allreduce", m, vector_bytes(c));
+}
 
 // Weighed where hosts are joined by links and each holds one rank of the
 // group: with several ranks a host, SimGrid ran it 9 % slower than the

@@ -62,7 +62,9 @@ Schedule generate(const GenContext& ctx) {
   }
   return b.finish();
 }
-std::vector<std::string> variants(const Collective&, const MachineModel&) { return packed_variants("packed_bcast"); }
+std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
+  return packed_variants("packed_bcast", m, vector_bytes(c));
+}
 }  // namespace
 
 Algorithm packed_bcast_algorithm() {

@@ -76,7 +76,9 @@ Schedule generate(const GenContext& ctx) {
   }
   return b.finish();
 }
-std::vector<std::string> variants(const Collective&, const MachineModel&) { return packed_variants("packed_reduce"); }
+std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
+  return packed_variants("packed_reduce", m, vector_bytes(c));
+}
 }  // namespace
 
 Algorithm packed_reduce_algorithm() {

@@ -102,8 +102,8 @@ Schedule generate(const GenContext& ctx) {
   }
   return b.finish();
 }
-std::vector<std::string> variants(const Collective&, const MachineModel&) {
-  return packed_variants("packed_reduce_scatter");
+std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
+  return packed_variants("packed_reduce_scatter", m, c.total_bytes());
 }
 }  // namespace
 

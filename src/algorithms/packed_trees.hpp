@@ -47,6 +47,9 @@ constexpr int kPackedWindow = 3;
 // `plan`) refuse more, saying so; an unbounded one (bench_packing, the
 // Python `generate` without op_limit) packs any number.
 constexpr int kPackedHosts = 128;
+// Vectors too short to pipeline (below two segments) are weighed on groups
+// of at most this many hosts (packed_distinct).
+constexpr int kPackedSmallHosts = 32;
 
 // Per host h, per segment j of L.all: when it is due at h (whole ns) with
 // the data flowing `dir` — the key of PackedLayout::order (`ahead`: deep
@@ -114,12 +117,17 @@ PackedForest packed_forest(const GenContext& ctx, const Blocks& blocks, TreeDire
 
 // The registry's facts about the algorithms' parameters.
 std::vector<ParamSpec> packed_params();
-// The settings the planner weighs: the default, three trees, two messages
-// in flight a peer (the SimGrid harness's platforms each pick one of them).
-std::vector<std::string> packed_variants(const std::string& name);
-// Worth weighing: the model has hosts joined by links.
+// The settings the planner weighs for `bytes` (the vector; a forest's
+// blocks together): the default, three trees, two messages in flight a peer
+// (the SimGrid harness's platforms each pick one of them); below two
+// segments only the default — one segment has nothing for them to share,
+// and each setting simulated takes from the decision's budget.
+std::vector<std::string> packed_variants(const std::string& name, const MachineModel& m, uint64_t bytes);
+// Worth weighing: the model has hosts joined by links, at most
+// kPackedHosts of them, and the vector is two segments or more (else at
+// most kPackedSmallHosts hosts).
 bool packed_distinct(const Collective& c, const MachineModel& m);
-// The same for a forest: all the blocks together worth pipelining.
+// The same for a forest, on all the blocks together.
 bool forest_distinct(const Collective& c, const MachineModel& m);
 
 }  // namespace hetcoll

@@ -397,3 +397,45 @@ def test_a_backplane_is_shown_checked_and_priced(tmp_path, run_cli):
                 {"flows": 3, "aggregate": 1.0, "expected": 1.0}):
         broken = {**doc, "backplane": bad}
         _refused(broken, "backplane", schema, tmp_path, run_cli)
+
+
+def test_the_probes_sharing_is_shown_checked_and_priced(tmp_path, run_cli):
+    """The probe's sharing phase (a far message into a host beside a near
+    stream): the schema and the reader agree on it, `profile show` says what
+    was measured and that the network weighs messages by latency, and a far
+    message beside a near one is priced slower for it."""
+    doc = json.loads((Path(__file__).parent / "data" / "smpi_two_subnets.json").read_text())
+    assert "sharing" not in doc  # written before the probe measured it: equal shares
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(doc))
+    # SimGrid's CM02 on this platform (testbed/smpi/truth.py): b0 -> a0 at
+    # 12.5 MB/s alone, 5.76 MB/s beside a3 -> a0 (1/latency shares).
+    sharing = {"measured": 1, "receiver": 0, "near": 3, "far": 4, "near_latency": 1.02e-4, "far_latency": 2.104e-3,
+               "near_alone": 1.2509e8, "far_alone": 1.25e7, "far_shared": 5.758e6}
+    found = tmp_path / "sharing.json"
+    found.write_text(json.dumps({**doc, "sharing": sharing}))
+    code, out, err = run_cli("profile", "show", str(found))
+    assert code == 0, err
+    assert "sharing: b0 -> a0 (2.104 ms) moved 12.5 MB/s alone, 5.76 MB/s beside a stream from a3" in out, out
+    assert "messages share a link in proportion to latency^-1.00" in out, out
+    code, out, err = run_cli("profile", "show", str(plain))
+    assert code == 0 and "sharing" not in out and "latency^" not in out
+    from hetcoll import _core
+    assert abs(_core.topology(_core.parse_model(f"profile:{found}"))["latency_sharing"] - 1.0) < 0.02
+    # a3 -> a0 and b0 -> a0 at once, 1 MiB each: the far one gets about
+    # 1/20 of a0's interface while the near one runs.
+    times = []
+    for path in (plain, found):
+        code, out, err = run_cli("plan", "gather", "-n", "8", "-b", "1M", "-m", f"profile:{path}", "-a", "star_gather",
+                                 "--json")
+        assert code == 0, err
+        times.append(json.loads(out)["predicted_time"])
+    assert times[1] > 1.02 * times[0], times
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.validate(json.loads(found.read_text()), schema)
+    for key, bad in (("measured", 2), ("far_shared", -1.0), ("near_latency", "soon")):
+        _refused({**doc, "sharing": {**sharing, key: bad}}, "sharing" if key == "measured" else key, schema, tmp_path,
+                 run_cli)
+    _refused({**doc, "sharing": {k: v for k, v in sharing.items() if k != "far_alone"}}, "far_alone", schema, tmp_path,
+             run_cli)
