@@ -4,6 +4,11 @@
 // Non-powers of two: extra ranks send their vector to a core partner first
 // and receive the result from it at the end. Each block is combined at one
 // rank and then copied, so all ranks hold identical bits.
+// doubling=1: the reduce-scatter's partners at distance 1, 2, 4, … and the
+// allgather's back from the farthest (recursive_halving_reduce_scatter's
+// doubling): ranks near in rank order — a host's, a subnet's — exchange the
+// largest halves, so that a slow link between subnets carries the
+// smallest. Core rank r works at position rev(r) (its bits reversed).
 // Steps: 2 log2 p (+2). Cost (p = 2^k, n divisible by p):
 // 2 log2 p·α + 2(p-1)/p·nβ + (p-1)/p·nγ. Source: Rabenseifner 1997;
 // Thakur, Rabenseifner & Gropp 2005.
@@ -16,8 +21,16 @@ Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
   const uint64_t m = vector_bytes(c);
-  Builder b = make_builder(ctx, "rabenseifner_allreduce");
+  const bool doubling = param_int(ctx, "doubling", 0) != 0;
+  Builder b = make_builder(ctx, doubling ? "rabenseifner_allreduce[doubling=1]" : "rabenseifner_allreduce");
   Fold f(p);
+  const int bits = ceil_log2(uint64_t(f.core));
+  auto pos = [&](int x) {  // a core rank's position (its own inverse)
+    if (!doubling) return x;
+    int y = 0;
+    for (int i = 0; i < bits; ++i) y |= ((x >> i) & 1) << (bits - 1 - i);
+    return y;
+  };
   Blocks blocks = even_blocks(c.count, c.elem_size, f.core);
   const Slice in{Buf::in, 0, m}, out{Buf::out, 0, m};
   auto range = [&](int a, int e) { return Slice{Buf::out, blocks.off[size_t(a)], blocks.span(a, e)}; };
@@ -35,10 +48,11 @@ Schedule generate(const GenContext& ctx) {
       b.recv(r, ex, {Buf::tmp, slot, m});
       b.reduce(r, out, {Buf::tmp, slot, m});
     }
+    const int me = pos(r);
     int lo = 0, hi = f.core;
-    for (int d = f.core / 2; d >= 1; d /= 2) {  // reduce-scatter by halving
-      int q = r ^ d, mid = lo + d;
-      bool lower = (r & d) == 0;
+    for (int d = f.core / 2; d >= 1; d /= 2) {  // reduce-scatter by halving (of positions)
+      const int q = pos(me ^ d), mid = lo + d;
+      const bool lower = (me & d) == 0;
       Slice give = lower ? range(mid, hi) : range(lo, mid), keep = lower ? range(lo, mid) : range(mid, hi);
       if (give.len) b.send(r, q, give);
       if (keep.len) {
@@ -47,8 +61,8 @@ Schedule generate(const GenContext& ctx) {
       }
       if (lower) hi = mid; else lo = mid;
     }
-    for (int d = 1; d < f.core; d *= 2) {  // allgather by doubling
-      int q = r ^ d, mine = r & ~(d - 1), theirs = q & ~(d - 1);
+    for (int d = 1; d < f.core; d *= 2) {  // allgather by doubling (of positions)
+      const int q = pos(me ^ d), mine = me & ~(d - 1), theirs = (me ^ d) & ~(d - 1);
       Slice s = range(mine, mine + d), t = range(theirs, theirs + d);
       if (s.len) b.send(r, q, s);
       if (t.len) b.recv(r, q, t);
@@ -72,9 +86,13 @@ std::vector<Round> rounds(const GenContext& ctx) {
   const Blocks blocks = even_blocks(c.count, c.elem_size, f.core);
   if (blocks.any_empty()) return {};
   const uint64_t bl = blocks.largest();
+  // At distance d: bl·d (doubling=1: distance d carries bl·core/(2d), the
+  // reduce-scatter's distances ascending, the allgather's descending).
+  const bool doubling = param_int(ctx, "doubling", 0) != 0;
+  auto moved = [&](int d) { return doubling ? bl * uint64_t(f.core / (2 * d)) : bl * uint64_t(d); };
   std::vector<Round> v{local_round(n)};
-  add_exchange_rounds(v, f, true, [&](int d) { return bl * uint64_t(d); }, [&](int d) { return bl * uint64_t(d); }, n, true, 0);
-  add_exchange_rounds(v, Fold(f.core), false, [&](int d) { return bl * uint64_t(d); }, [](int) { return uint64_t(0); }, 0, false, 0);
+  add_exchange_rounds(v, f, !doubling, moved, moved, n, true, 0);
+  add_exchange_rounds(v, Fold(f.core), doubling, moved, [](int) { return uint64_t(0); }, 0, false, 0);
   if (f.extra) v.push_back({Round::Pattern::fold_out, 0, f.core, n, 0, 1});
   return v;
 }
@@ -89,9 +107,14 @@ Algorithm rabenseifner_allreduce_algorithm() {
   a.bytes = "2(p-1)/p n per rank";
   a.cost = "2 log2 p alpha + 2(p-1)/p n beta + (p-1)/p n gamma";
   a.source = "Rabenseifner 1997; Thakur, Rabenseifner, Gropp 2005";
+  a.params = {{"doubling", ParamKind::integer, 0, 1, false,
+               "1: reduce-scatter partners at distance 1, 2, 4, … (near ranks exchange the largest halves)"}};
   a.generate = generate;
   a.rounds = rounds;
   a.closed_form = closed;
+  a.variants = [](const Collective&, const MachineModel&) {
+    return std::vector<std::string>{"rabenseifner_allreduce", "rabenseifner_allreduce[doubling=1]"};
+  };
   return a;
 }
 }  // namespace hetcoll

@@ -7,6 +7,13 @@
 // partner, which combines it; a core rank then works for "virtual rank" v
 // owning blocks v and v+core (laid out contiguously in scratch) and finally
 // passes block v+core to its extra partner.
+// doubling=1: partners at distance 1, 2, 4, … instead (MPICH's order for
+// non-commutative operators): ranks near in rank order — a host's, a
+// subnet's, laid out in blocks — exchange the largest halves and distant
+// ones the smallest, so that a slow link between subnets carries the last,
+// smallest exchange. It is recursive halving over positions in
+// bit-reversed order: core rank r works at position rev(r), and its
+// partner at position rev(r) ^ d is rank r ^ rev(d).
 // Steps: log2 p (+2). Cost (p = 2^k, equal blocks of b): log2 p·α +
 // (p-1)b(β + γ). Source: Thakur, Rabenseifner & Gropp 2005.
 #include "algorithms/all.hpp"
@@ -19,22 +26,35 @@ Blocks reduce_blocks(const Collective& c) {
   return even_blocks(c.count * uint64_t(c.nranks), c.elem_size, c.nranks);
 }
 
+// x's lowest `bits` bits in reverse order.
+int reversed(int x, int bits) {
+  int y = 0;
+  for (int i = 0; i < bits; ++i) y |= ((x >> i) & 1) << (bits - 1 - i);
+  return y;
+}
+
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
-  Builder b = make_builder(ctx, "recursive_halving_reduce_scatter");
+  const bool doubling = param_int(ctx, "doubling", 0) != 0;
+  Builder b = make_builder(ctx, doubling ? "recursive_halving_reduce_scatter[doubling=1]" : "recursive_halving_reduce_scatter");
   Blocks blocks = reduce_blocks(c);
   Fold f(p);
-  // Virtual layout: v's blocks (v, then v+core) contiguous, v ascending.
+  const int bits = ceil_log2(uint64_t(f.core));
+  // A core rank's position (its own inverse): itself, or bit-reversed.
+  auto pos = [&](int x) { return doubling ? reversed(x, bits) : x; };
+  // Virtual layout: position k holds core rank q = pos(k)'s blocks (q, then
+  // q+core) contiguous, positions ascending.
   std::vector<uint64_t> voff(static_cast<size_t>(f.core) + 1, 0), at(static_cast<size_t>(p), 0);
-  for (int v = 0; v < f.core; ++v) {
-    at[size_t(v)] = voff[size_t(v)];
-    uint64_t len = blocks.len[size_t(v)];
-    if (v < f.extra) {
-      at[size_t(v + f.core)] = voff[size_t(v)] + len;
-      len += blocks.len[size_t(v + f.core)];
+  for (int k = 0; k < f.core; ++k) {
+    const int q = pos(k);
+    at[size_t(q)] = voff[size_t(k)];
+    uint64_t len = blocks.len[size_t(q)];
+    if (q < f.extra) {
+      at[size_t(q + f.core)] = voff[size_t(k)] + len;
+      len += blocks.len[size_t(q + f.core)];
     }
-    voff[size_t(v) + 1] = voff[size_t(v)] + len;
+    voff[size_t(k) + 1] = voff[size_t(k)] + len;
   }
   const uint64_t total = voff[size_t(f.core)];
   for (int r = 0; r < p; ++r) {
@@ -48,7 +68,7 @@ Schedule generate(const GenContext& ctx) {
     const uint64_t base = b.alloc_tmp(r, total);
     auto vrange = [&](int a, int e) { return Slice{Buf::tmp, base + voff[size_t(a)], voff[size_t(e)] - voff[size_t(a)]}; };
     // Scratch copy of `in` in virtual order (one copy when that is rank order).
-    if (f.extra == 0) {
+    if (f.extra == 0 && !doubling) {
       b.copy(r, {Buf::tmp, base, total}, {Buf::in, 0, total});
     } else {
       for (int i = 0; i < p; ++i)
@@ -65,8 +85,8 @@ Schedule generate(const GenContext& ctx) {
     }
     int lo = 0, hi = f.core;
     for (int d = f.core / 2; d >= 1; d /= 2) {
-      int q = r ^ d, mid = lo + d;
-      bool lower = (r & d) == 0;
+      const int me = pos(r), q = pos(me ^ d), mid = lo + d;
+      const bool lower = (me & d) == 0;
       Slice give = lower ? vrange(mid, hi) : vrange(lo, mid), keep = lower ? vrange(lo, mid) : vrange(mid, hi);
       if (give.len) b.send(r, q, give);
       if (keep.len) {
@@ -95,9 +115,12 @@ std::vector<Round> rounds(const GenContext& ctx) {
   if (blocks.any_empty()) return {};
   const uint64_t total = blocks.total();
   const uint64_t bl = blocks.largest(), per = (total + uint64_t(f.core) - 1) / uint64_t(f.core);
+  // Exchanges at distance d carry per·d (halving: d from core/2 down);
+  // doubling=1: distance d first, carrying per·core/(2d).
+  const bool doubling = param_int(ctx, "doubling", 0) != 0;
+  auto moved = [&](int d) { return doubling ? per * uint64_t(f.core / (2 * d)) : per * uint64_t(d); };
   std::vector<Round> v{local_round(total)};
-  add_exchange_rounds(v, f, true, [&](int d) { return per * uint64_t(d); }, [&](int d) { return per * uint64_t(d); }, total,
-                      true, bl);
+  add_exchange_rounds(v, f, !doubling, moved, moved, total, true, bl);
   v.push_back(local_round(bl));
   return v;
 }
@@ -112,9 +135,14 @@ Algorithm recursive_halving_reduce_scatter_algorithm() {
   a.bytes = "(p-1)/p n per rank";
   a.cost = "log2 p alpha + (p-1)/p n (beta + gamma)";
   a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
+  a.params = {{"doubling", ParamKind::integer, 0, 1, false,
+               "1: partners at distance 1, 2, 4, … (near ranks exchange the largest halves)"}};
   a.generate = generate;
   a.rounds = rounds;
   a.closed_form = closed;
+  a.variants = [](const Collective&, const MachineModel&) {
+    return std::vector<std::string>{"recursive_halving_reduce_scatter", "recursive_halving_reduce_scatter[doubling=1]"};
+  };
   return a;
 }
 }  // namespace hetcoll

@@ -37,13 +37,17 @@ double simulated(const std::string& spec, const Collective& c, const MachineMode
 // data, the rounds are the simulation: exact on the α-β-γ model.
 TEST(Rounds, ExactOnHockneyForSynchronisedSchedules) {
   ModelPtr m = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
-  for (const char* name : {"ring_allreduce", "recursive_doubling_allreduce", "rabenseifner_allreduce", "bucket_collect",
-                           "dissemination_barrier", "pairwise_exchange", "bruck_allgather"}) {
-    const Algorithm& a = find_algorithm(name);
+  for (const char* name : {"ring_allreduce", "recursive_doubling_allreduce", "rabenseifner_allreduce",
+                           "rabenseifner_allreduce[doubling=1]", "recursive_halving_reduce_scatter",
+                           "recursive_halving_reduce_scatter[doubling=1]", "bucket_collect", "dissemination_barrier",
+                           "pairwise_exchange", "bruck_allgather"}) {
+    const Algorithm& a = *choose_algorithm(name).algorithm;
     for (int p : {2, 4, 8, 16, 64}) {
       for (uint64_t count : {uint64_t(64), uint64_t(1) << 14}) {
         const CollOp op = a.ops.front();
-        Collective c = op == CollOp::barrier ? Collective::make(op, p, 0) : Collective::make(op, p, count * uint64_t(p), 0, 8);
+        Collective c = op == CollOp::barrier ? Collective::make(op, p, 0)
+                       : op == CollOp::reduce_scatter_block ? Collective::make(op, p, count, 0, 8)
+                                                           : Collective::make(op, p, count * uint64_t(p), 0, 8);
         const AlgorithmChoice ch = choose_algorithm(name, op);
         auto r = rounds_of(ch, c, *m);
         ASSERT_TRUE(r) << name << " p=" << p;
@@ -51,6 +55,26 @@ TEST(Rounds, ExactOnHockneyForSynchronisedSchedules) {
         EXPECT_NEAR(*r, s, 1e-9 * s) << name << " p=" << p << " count=" << count;
       }
     }
+  }
+}
+
+// Across two subnets (a slow uplink between them, ranks in blocks) the
+// doubling order crosses it with the least data: the reduce-scatter's and
+// Rabenseifner's exchanges then cross with 1/p of the vector each, not
+// half, as the rounds price it too.
+TEST(Rounds, DoublingCrossesTheSlowLinkLast) {
+  ModelPtr m = parse_model("cluster:subnets=4+4,up_bw=12.5MB/s");
+  for (const char* name : {"recursive_halving_reduce_scatter", "rabenseifner_allreduce"}) {
+    const Algorithm& a = find_algorithm(name);
+    const CollOp op = a.ops.front();
+    Collective c = op == CollOp::reduce_scatter_block ? Collective::make(op, 8, 1 << 14, 0, 8)
+                                                      : Collective::make(op, 8, 1 << 17, 0, 8);
+    const std::string doubled = std::string(name) + "[doubling=1]";
+    const double halving = simulated(name, c, *m), doubling = simulated(doubled, c, *m);
+    EXPECT_LT(doubling, 0.45 * halving) << name;
+    auto r = rounds_of(choose_algorithm(doubled, op), c, *m);
+    ASSERT_TRUE(r);
+    EXPECT_NEAR(*r, doubling, 0.15 * doubling) << doubled;
   }
 }
 
