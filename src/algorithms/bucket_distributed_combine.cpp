@@ -31,16 +31,11 @@ std::vector<uint64_t> ring_reduce_scatter_in_scratch(Builder& b, const Blocks& b
 }
 
 namespace {
-Blocks reduce_blocks(const Collective& c) {
-  if (c.op == CollOp::reduce_scatter) return blocks_of(c.counts, c.elem_size);
-  return even_blocks(c.count * uint64_t(c.nranks), c.elem_size, c.nranks);
-}
-
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
   Builder b = make_builder(ctx, "bucket_distributed_combine");
-  Blocks blocks = reduce_blocks(c);
+  Blocks blocks = coll_blocks(c);
   auto base = ring_reduce_scatter_in_scratch(b, blocks, p);
   for (int r = 0; r < p; ++r)
     if (b.wants(r) && blocks.len[size_t(r)])
@@ -50,7 +45,7 @@ Schedule generate(const GenContext& ctx) {
 }
 
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
-  Blocks blocks = reduce_blocks(ctx.coll);
+  Blocks blocks = coll_blocks(ctx.coll);
   if (!blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
   double bl = double(blocks.len[0]);
   Terms t = double(ctx.coll.nranks - 1) * Terms{1, bl, bl};
@@ -60,7 +55,7 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 std::vector<Round> rounds(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
-  const Blocks blocks = reduce_blocks(c);
+  const Blocks blocks = coll_blocks(c);
   if (blocks.any_empty()) return {};
   const uint64_t bl = blocks.largest();
   const uint64_t total = blocks.total();

@@ -15,6 +15,12 @@ int ceil_log2(uint64_t n) {
   return k;
 }
 
+int reverse_bits(int x, int bits) {
+  int y = 0;
+  for (int i = 0; i < bits; ++i) y |= ((x >> i) & 1) << (bits - 1 - i);
+  return y;
+}
+
 int floor_pow2(int n) {
   int p = 1;
   while (p * 2 <= n) p *= 2;

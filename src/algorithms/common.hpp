@@ -21,6 +21,7 @@ constexpr uint64_t kMaxRecurrenceSteps = uint64_t(1) << 16;
 inline uint64_t vector_bytes(const Collective& c) { return c.count * c.elem_size; }
 int ceil_log2(uint64_t n);       // ⌈log2 n⌉, 0 for n ≤ 1
 int floor_pow2(int n);           // largest power of two ≤ n (n ≥ 1)
+int reverse_bits(int x, int bits);  // x's lowest `bits` bits in reverse order
 
 // Non-power-of-two groups for recursive doubling and halving: the first
 // `core` = 2^⌊log2 p⌋ ranks do the work; each of the `extra` = p - core other

@@ -76,6 +76,8 @@ Blocks coll_blocks(const Collective& c) {
         b.len.push_back(c.counts[size_t(i)] * e);
       }
       return b;
+    case CollOp::reduce_scatter:  // each rank's block of the input, in rank order
+      return blocks_of(c.counts, e);
     default:
       return even_blocks(c.count * uint64_t(c.nranks), e, c.nranks);
   }

@@ -42,7 +42,9 @@ Blocks even_blocks(uint64_t count, uint32_t elem, int parts, uint64_t base = 0);
 Blocks blocks_of(const std::vector<uint64_t>& counts, uint32_t elem, uint64_t base = 0);
 
 // The blocks of a gather/scatter/allgather (and their v forms): block i is
-// rank i's part of the root's (allgather: everybody's) `out` or `in`.
+// rank i's part of the root's (allgather: everybody's) `out` or `in`; of a
+// reduce_scatter(_block): rank i's block of everybody's `in` (the part it
+// receives combined).
 Blocks coll_blocks(const Collective& c);
 // Do the blocks follow each other from offset 0, in rank order?
 bool contiguous(const Blocks& b);

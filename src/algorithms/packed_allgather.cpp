@@ -82,10 +82,8 @@ Algorithm packed_allgather_algorithm() {
   a.bytes = "every block into every rank once; an edge carries each way the blocks on its side";
   a.cost = "about the gathered vector over the packing's rate (each cut its blocks) + depth piece times";
   a.source = "tree packing (Edmonds; Blink MLSys 2020), allgather forests (ForestColl 2024)";
-  a.params = packed_params();
   a.generate = generate;
-  a.distinct = forest_distinct;
-  a.variants = variants;
+  packed_registry_entry(a, true, variants);
   return a;
 }
 }  // namespace hetcoll

@@ -149,10 +149,6 @@ Schedule generate(const GenContext& ctx) {
   return b.finish();
 }
 
-std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
-  return packed_variants("packed_allreduce", m, vector_bytes(c));
-}
-
 // Weighed where hosts are joined by links and each holds one rank of the
 // group: with several ranks a host, SimGrid ran it 9 % slower than the
 // simulator priced it (the multicore platform, 1 MiB: 197.6 ms against
@@ -166,6 +162,9 @@ bool distinct(const Collective& c, const MachineModel& m) {
     if (seen[size_t(t->host_of(r))]++) return false;
   return true;
 }
+std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
+  return packed_variants("packed_allreduce", m, vector_bytes(c));
+}
 }  // namespace
 
 Algorithm packed_allreduce_algorithm() {
@@ -177,10 +176,9 @@ Algorithm packed_allreduce_algorithm() {
   a.bytes = "m up out of every host but the root's and m down into it; a host m times its children each way";
   a.cost = "about m / (the packing's rate) + 2 depth segment times, where links carry both ways at once";
   a.source = "reduce-broadcast along packed trees (InterCom §7; Blink MLSys 2020; ForestColl 2024)";
-  a.params = packed_params();
   a.generate = generate;
-  a.distinct = distinct;
-  a.variants = variants;
+  packed_registry_entry(a, false, variants);
+  a.distinct = distinct;  // one rank a host (above)
   return a;
 }
 }  // namespace hetcoll

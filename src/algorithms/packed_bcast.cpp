@@ -76,10 +76,8 @@ Algorithm packed_bcast_algorithm() {
   a.bytes = "m into every rank; a host sends m times its children, averaged over the trees";
   a.cost = "about m / (the packing's rate) + depth segment times";
   a.source = "tree packing (Edmonds; Blink MLSys 2020; ForestColl 2024), multiplicative weights (Garg-Könemann)";
-  a.params = packed_params();
   a.generate = generate;
-  a.distinct = packed_distinct;
-  a.variants = variants;
+  packed_registry_entry(a, false, variants);
   return a;
 }
 }  // namespace hetcoll

@@ -90,10 +90,8 @@ Algorithm packed_reduce_algorithm() {
   a.bytes = "m out of every rank but the root; a host takes in m times its children, averaged over the trees";
   a.cost = "about m / (the packing's rate) + depth segment times (combining overlapped)";
   a.source = "tree packing (Edmonds; Blink MLSys 2020; ForestColl 2024), multiplicative weights (Garg-Könemann)";
-  a.params = packed_params();
   a.generate = generate;
-  a.distinct = packed_distinct;
-  a.variants = variants;
+  packed_registry_entry(a, false, variants);
   return a;
 }
 }  // namespace hetcoll

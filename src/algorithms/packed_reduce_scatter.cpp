@@ -24,14 +24,9 @@
 
 namespace hetcoll {
 namespace {
-Blocks result_blocks(const Collective& c) {
-  if (c.op == CollOp::reduce_scatter) return blocks_of(c.counts, c.elem_size);
-  return even_blocks(c.count * uint64_t(c.nranks), c.elem_size, c.nranks);
-}
-
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
-  const Blocks blocks = result_blocks(c);
+  const Blocks blocks = coll_blocks(c);
   const uint64_t m = blocks.total();
   const PackedForest F = packed_forest(ctx, blocks, TreeDirection::in, true);
   const PackedLayout& L = F.L;
@@ -116,10 +111,8 @@ Algorithm packed_reduce_scatter_algorithm() {
   a.bytes = "every block but its own out of every rank once; an edge carries each way the blocks beyond it";
   a.cost = "about the input vector over the packing's rate (each cut its blocks) + depth piece times";
   a.source = "tree packing (Edmonds; Blink MLSys 2020), reduce-scatter forests (ForestColl 2024)";
-  a.params = packed_params();
   a.generate = generate;
-  a.distinct = forest_distinct;
-  a.variants = variants;
+  packed_registry_entry(a, true, variants);
   return a;
 }
 }  // namespace hetcoll

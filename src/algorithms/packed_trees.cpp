@@ -95,6 +95,12 @@ std::vector<ParamSpec> packed_params() {
            cat("messages in flight to one peer (default ", kPackedWindow, "): the next waits for the one that many before")}};
 }
 
+void packed_registry_entry(Algorithm& a, bool forest, Variants variants) {
+  a.params = packed_params();
+  a.distinct = forest ? forest_distinct : packed_distinct;
+  a.variants = variants;
+}
+
 std::vector<std::string> packed_variants(const std::string& name, const MachineModel& m, uint64_t bytes) {
   if (double(bytes) < 2 * smallest_segment(m)) return {name};  // one segment: nothing for a window or trees to share
   return {name, name + "[trees=3]", name + "[window=2]"};

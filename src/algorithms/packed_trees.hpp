@@ -115,6 +115,11 @@ struct PackedForest {
 // an allgather, in for a reduce-scatter). Parameters as packed_layout.
 PackedForest packed_forest(const GenContext& ctx, const Blocks& blocks, TreeDirection dir, bool combine);
 
+// The registry's facts every packed algorithm shares: its parameters
+// (packed_params), when it is worth weighing (packed_distinct; a forest:
+// forest_distinct) and its settings (`variants`: packed_variants for its
+// name, on the vector or, for a forest, all its blocks).
+void packed_registry_entry(Algorithm& a, bool forest, Variants variants);
 // The registry's facts about the algorithms' parameters.
 std::vector<ParamSpec> packed_params();
 // The settings the planner weighs for `bytes` (the vector; a forest's

@@ -25,12 +25,7 @@ Schedule generate(const GenContext& ctx) {
   Builder b = make_builder(ctx, doubling ? "rabenseifner_allreduce[doubling=1]" : "rabenseifner_allreduce");
   Fold f(p);
   const int bits = ceil_log2(uint64_t(f.core));
-  auto pos = [&](int x) {  // a core rank's position (its own inverse)
-    if (!doubling) return x;
-    int y = 0;
-    for (int i = 0; i < bits; ++i) y |= ((x >> i) & 1) << (bits - 1 - i);
-    return y;
-  };
+  auto pos = [&](int x) { return doubling ? reverse_bits(x, bits) : x; };  // a core rank's position (its own inverse)
   Blocks blocks = even_blocks(c.count, c.elem_size, f.core);
   const Slice in{Buf::in, 0, m}, out{Buf::out, 0, m};
   auto range = [&](int a, int e) { return Slice{Buf::out, blocks.off[size_t(a)], blocks.span(a, e)}; };

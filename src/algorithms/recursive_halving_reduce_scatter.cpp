@@ -21,28 +21,16 @@
 
 namespace hetcoll {
 namespace {
-Blocks reduce_blocks(const Collective& c) {
-  if (c.op == CollOp::reduce_scatter) return blocks_of(c.counts, c.elem_size);
-  return even_blocks(c.count * uint64_t(c.nranks), c.elem_size, c.nranks);
-}
-
-// x's lowest `bits` bits in reverse order.
-int reversed(int x, int bits) {
-  int y = 0;
-  for (int i = 0; i < bits; ++i) y |= ((x >> i) & 1) << (bits - 1 - i);
-  return y;
-}
-
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
   const bool doubling = param_int(ctx, "doubling", 0) != 0;
   Builder b = make_builder(ctx, doubling ? "recursive_halving_reduce_scatter[doubling=1]" : "recursive_halving_reduce_scatter");
-  Blocks blocks = reduce_blocks(c);
+  Blocks blocks = coll_blocks(c);
   Fold f(p);
   const int bits = ceil_log2(uint64_t(f.core));
   // A core rank's position (its own inverse): itself, or bit-reversed.
-  auto pos = [&](int x) { return doubling ? reversed(x, bits) : x; };
+  auto pos = [&](int x) { return doubling ? reverse_bits(x, bits) : x; };
   // Virtual layout: position k holds core rank q = pos(k)'s blocks (q, then
   // q+core) contiguous, positions ascending.
   std::vector<uint64_t> voff(static_cast<size_t>(f.core) + 1, 0), at(static_cast<size_t>(p), 0);
@@ -103,14 +91,14 @@ Schedule generate(const GenContext& ctx) {
 }
 
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
-  Blocks blocks = reduce_blocks(ctx.coll);
+  Blocks blocks = coll_blocks(ctx.coll);
   const int p = ctx.coll.nranks;
   if (Fold(p).extra || !blocks.equal_sizes() || blocks.len[0] == 0) return std::nullopt;
   double moved = double(uint64_t(p - 1) * blocks.len[0]);
   return Terms{double(ceil_log2(uint64_t(p))), moved, moved, uint64_t(p) * uint64_t(ceil_log2(uint64_t(p)))};
 }
 std::vector<Round> rounds(const GenContext& ctx) {
-  const Blocks blocks = reduce_blocks(ctx.coll);
+  const Blocks blocks = coll_blocks(ctx.coll);
   const Fold f(ctx.coll.nranks);
   if (blocks.any_empty()) return {};
   const uint64_t total = blocks.total();

@@ -11,16 +11,11 @@
 
 namespace hetcoll {
 namespace {
-Blocks reduce_blocks(const Collective& c) {
-  if (c.op == CollOp::reduce_scatter) return blocks_of(c.counts, c.elem_size);
-  return even_blocks(c.count * uint64_t(c.nranks), c.elem_size, c.nranks);
-}
-
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
   Builder b = make_builder(ctx, "reduce_then_scatter");
-  Blocks blocks = reduce_blocks(c);
+  Blocks blocks = coll_blocks(c);
   const uint64_t total = blocks.span(0, p);
   Slice root_vec{Buf::tmp, b.wants(0) ? b.alloc_tmp(0, total) : 0, total};
   reduce_along_tree(b, binomial_tree(p), 0, total, false, &root_vec);
@@ -37,7 +32,7 @@ Schedule generate(const GenContext& ctx) {
 }
 
 std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
-  Blocks blocks = reduce_blocks(ctx.coll);
+  Blocks blocks = coll_blocks(ctx.coll);
   const int p = ctx.coll.nranks;
   // ⌈log2 p⌉(α + nβ + nγ) for the combine holds for powers of two; otherwise
   // one-port receives overlap combines and the tree finishes earlier.

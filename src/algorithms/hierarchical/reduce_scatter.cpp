@@ -15,8 +15,7 @@ Schedule reduce_scatter(const GenContext& ctx) {
   const Levels L = levels_of(ctx.model, c.nranks, 0, true);
   const int p = c.nranks;
   const uint64_t e = c.elem_size;
-  const Blocks blocks = c.op == CollOp::reduce_scatter ? blocks_of(c.counts, c.elem_size)
-                                                       : even_blocks(c.count * uint64_t(p), c.elem_size, p);
+  const Blocks blocks = coll_blocks(c);
   auto len = [&](int r) { return blocks.len[size_t(r)]; };
   const uint64_t all = blocks.span(0, p);
   const std::vector<int> order = level_order(L);
