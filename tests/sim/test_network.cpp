@@ -308,3 +308,27 @@ TEST(Network, SerialSendsGoOneAtATime) {
     EXPECT_EQ(from_json(to_json(s)).op(0, 0).serial, serial);
   }
 }
+
+TEST(Network, AHandSetClusterSharesByLatencyWhenAsked) {
+  // cluster:…,sharing=A: the topology's exponent, kept by a group's view;
+  // out of range or not a number: refused, naming the key.
+  ModelPtr m = parse_model("cluster:subnets=2+2,sharing=1");
+  EXPECT_DOUBLE_EQ(m->topology()->latency_sharing, 1.0);
+  EXPECT_DOUBLE_EQ(map_model(m, {3, 0})->topology()->latency_sharing, 1.0);
+  EXPECT_DOUBLE_EQ(parse_model("cluster:subnets=2+2")->topology()->latency_sharing, 0.0);
+  for (const char* bad : {"cluster:subnets=2+2,sharing=5", "cluster:subnets=2+2,sharing=-1", "cluster:subnets=2+2,sharing=x"}) {
+    try {
+      parse_model(bad);
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("sharing="), std::string::npos) << e.what();
+    }
+  }
+  // Priced as asked: a far and a near message into one host at once take
+  // longer for the far one, and the same in all, with the exponent.
+  Collective c = Collective::make(CollOp::gather, 4, 1 << 20, 0, 1);
+  ModelPtr plain = parse_model("cluster:subnets=2+2");
+  const double equal = simulate(generate("star_gather", c, *plain), *plain).makespan;
+  const double weighted = simulate(generate("star_gather", c, *m), *m).makespan;
+  EXPECT_GT(weighted, equal * 1.01);
+}
