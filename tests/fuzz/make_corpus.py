@@ -45,6 +45,11 @@ CLASS_FIELDS = [("latency",), ("bandwidth",), ("bandwidth_alone",), ("slowdown",
                 ("bandwidth_same_pair",), ("alpha",), ("beta",), ("Xc",), ("Xm",)]
 MATRICES = ["small_min", "small_median", "large_min", "large_median"]
 BACKPLANE = ["aggregate", "expected", "bandwidth"]
+SHARING = ["near_latency", "far_latency", "near_alone", "far_alone", "far_shared"]
+# The probe's sharing measurement, for bases of several hosts written
+# before the probe measured it: SimGrid's CM02 on three_subnets (1/latency).
+SHARING_BASE = {"measured": 1, "receiver": 0, "near": 1, "far": -1, "near_latency": 1.02e-4,
+                "far_latency": 3.83e-3, "near_alone": 1.25e8, "far_alone": 1.25e7, "far_shared": 3.3e6}
 VALUES = [0.0, 1e-12, 1e-9, 1e-6, 1e-3, 1.0, 1e3, 1e9, 1e12, 1e300, -1.0]
 QUICK_VALUES = [0.0, 1e-12, 1e-9, 1e-5, 1.0, 1e12]
 # Measured winners no override may name for these calls.
@@ -93,6 +98,13 @@ def profiles(quick, bases):
                     p = copy.deepcopy(base)
                     p["backplane"][k] = v
                     out.append((f"{base_name}__backplane_{k}_{v:g}", f"backplane.{k} = {v:g}", k, p))
+        if len(base["hosts"]) >= 3:
+            sharing = base.get("sharing") or dict(SHARING_BASE, far=len(base["hosts"]) - 1)
+            for k in SHARING:
+                for v in values:
+                    p = copy.deepcopy(base)
+                    p["sharing"] = dict(sharing, **{k: v})
+                    out.append((f"{base_name}__sharing_{k}_{v:g}", f"sharing.{k} = {v:g}", k, p))
         for v in values:
             p = copy.deepcopy(base)
             for r in p["reductions"]:
