@@ -179,7 +179,18 @@ void run_local(const ExecProgram& p, const ExecOp& o, const Bindings& b, const R
 }
 }  // namespace
 
-void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t, ExecScratch& x) {
+void ExecRun::start(const ExecProgram& prog, const Bindings& b, ReduceFn reduce, Transport& t, ExecScratch& x,
+                    bool may_block) {
+  p_ = &prog;
+  b_ = b;
+  reduce_ = reduce;
+  t_ = &t;
+  x_ = &x;
+  may_block_ = may_block;
+  completed_ = outstanding_ = next_send_ = 0;
+  sends_out_ = 0;
+  first_ = 0;
+  const ExecProgram& p = prog;
   const size_t n = p.ops.size();
   if (n == 0) return;
   if (p.has_reduce && !reduce) throw ScheduleError(cat(p.algorithm, ": a reduction without a combining kernel"));
@@ -189,132 +200,158 @@ void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t,
   std::make_heap(x.ready.begin(), x.ready.end(), std::greater<uint32_t>());
   x.in_flight.clear();  // request number - first -> op
   x.send_posted.assign(n, 0);
-  size_t completed = 0, outstanding = 0;
-  size_t next_send = 0;      // index in p.sends of the next send to leave
-  uint32_t sends_out = 0;    // sends in flight
-  Transport::Request first = 0;
-  auto complete = [&](uint32_t i) {
-    ++completed;
-    for (uint32_t k = p.dependents_at[i]; k < p.dependents_at[i + 1]; ++k)
-      if (--x.remaining[p.dependents[k]] == 0) {
-        x.ready.push_back(p.dependents[k]);
-        std::push_heap(x.ready.begin(), x.ready.end(), std::greater<uint32_t>());
-      }
-  };
-  auto track = [&](Transport::Request r, uint32_t i) {
-    if (x.in_flight.empty()) first = r;
-    if (r < first) throw ScheduleError("transport requests are not numbered in posting order");
-    const size_t k = r - first;  // blocking sends and receives may leave gaps
-    if (k >= x.in_flight.size()) x.in_flight.resize(k + 1, UINT32_MAX);
-    x.in_flight[k] = i;
-    ++outstanding;
-  };
-  // Receives, at most `window` per peer posted at a time (executor.hpp).
-  const uint32_t window = recv_window(p);
   x.recvs_out.assign(size_t(p.peers), 0);
   x.last_posted.assign(size_t(p.peers), 0);
   if (x.held.size() < size_t(p.peers)) x.held.resize(size_t(p.peers));
   for (int q = 0; q < p.peers; ++q) x.held[size_t(q)].clear();
-  auto post_recv = [&](uint32_t i) {
-    const ExecOp& o = p.ops[i];
-    const size_t q = size_t(o.peer);
-    if (x.recvs_out[q] >= window && i + 1 > x.last_posted[q]) {
-      x.held[q].push_back(i);
-      std::push_heap(x.held[q].begin(), x.held[q].end(), std::greater<uint32_t>());
-      return;
-    }
-    ++x.recvs_out[q];
-    x.last_posted[q] = std::max(x.last_posted[q], i + 1);
-    track(t.irecv(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
-  };
-  auto recv_done = [&](uint32_t i) {
-    const size_t q = size_t(p.ops[i].peer);
-    --x.recvs_out[q];
-    if (!x.held[q].empty() && x.recvs_out[q] < window) {
-      std::pop_heap(x.held[q].begin(), x.held[q].end(), std::greater<uint32_t>());
-      const uint32_t next = x.held[q].back();
-      x.held[q].pop_back();
-      post_recv(next);
-    }
-  };
-
-  // The send port: the next send in program order leaves once it is posted
-  // and a port is free. Alone (nothing else in flight or ready), it is a
-  // blocking call.
-  auto start_sends = [&]() {
-    while (next_send < p.sends.size() && sends_out < p.send_ports && x.send_posted[p.sends[next_send]] &&
-           !(p.ops[p.sends[next_send]].serial && sends_out > 0)) {
-      const uint32_t i = p.sends[next_send++];
-      const ExecOp& o = p.ops[i];
-      if (outstanding == 0 && x.ready.empty() &&
-          (next_send == p.sends.size() || !x.send_posted[p.sends[next_send]])) {
-        t.send(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]);
-        complete(i);
-      } else {
-        track(t.isend(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
-        ++sends_out;
-      }
-    }
-  };
-
   // Receives without dependencies go first — unless one op is all there is
-  // to do, which the loop below runs as a blocking call.
-  if (p.initial_recvs.size() + p.initially_ready.size() > 1) {
+  // to do, which a blocking run does as a blocking call.
+  if (p.initial_recvs.size() + p.initially_ready.size() > 1 || !may_block) {
     for (uint32_t i : p.initial_recvs) post_recv(i);
   } else if (!p.initial_recvs.empty()) {
     x.ready.push_back(p.initial_recvs.front());
   }
-  while (completed < n) {
-    while (!x.ready.empty()) {
-      std::pop_heap(x.ready.begin(), x.ready.end(), std::greater<uint32_t>());
-      const uint32_t i = x.ready.back();
-      x.ready.pop_back();
-      const ExecOp& o = p.ops[i];
-      // Nothing in flight and nothing else ready: this message is all there
-      // is to wait for, so a blocking call does the same, cheaper.
-      const bool alone = outstanding == 0 && x.ready.empty();
-      switch (o.kind) {
-        case OpKind::send:
-          x.send_posted[i] = 1;
-          start_sends();
-          break;
-        case OpKind::recv:
-          if (alone) {
-            t.recv(address(b, o.buf, o.off), o.len, o.peer, p.tag[i]);
-            complete(i);
-          } else {
-            post_recv(i);
-          }
-          break;
-        case OpKind::copy:
-        case OpKind::reduce:
-          run_local(p, o, b, reduce);
-          complete(i);
-          break;
-      }
+  run_ready();
+}
+
+void ExecRun::complete(uint32_t i) {
+  const ExecProgram& p = *p_;
+  ++completed_;
+  for (uint32_t k = p.dependents_at[i]; k < p.dependents_at[i + 1]; ++k)
+    if (--x_->remaining[p.dependents[k]] == 0) {
+      x_->ready.push_back(p.dependents[k]);
+      std::push_heap(x_->ready.begin(), x_->ready.end(), std::greater<uint32_t>());
     }
-    if (completed == n) break;
-    if (outstanding == 0)
-      throw ScheduleError(cat(p.algorithm, ": stuck with ", n - completed, " ops left"));
+}
+
+void ExecRun::track(Transport::Request r, uint32_t i) {
+  ExecScratch& x = *x_;
+  if (x.in_flight.empty()) first_ = r;
+  if (r < first_) throw ScheduleError("transport requests are not numbered in posting order");
+  const size_t k = r - first_;  // blocking sends and receives may leave gaps
+  if (k >= x.in_flight.size()) x.in_flight.resize(k + 1, UINT32_MAX);
+  x.in_flight[k] = i;
+  ++outstanding_;
+}
+
+// Receives, at most `window` per peer posted at a time (executor.hpp).
+void ExecRun::post_recv(uint32_t i) {
+  ExecScratch& x = *x_;
+  const ExecOp& o = p_->ops[i];
+  const size_t q = size_t(o.peer);
+  if (x.recvs_out[q] >= recv_window(*p_) && i + 1 > x.last_posted[q]) {
+    x.held[q].push_back(i);
+    std::push_heap(x.held[q].begin(), x.held[q].end(), std::greater<uint32_t>());
+    return;
+  }
+  ++x.recvs_out[q];
+  x.last_posted[q] = std::max(x.last_posted[q], i + 1);
+  track(t_->irecv(address(b_, o.buf, o.off), o.len, o.peer, p_->tag[i]), i);
+}
+
+void ExecRun::recv_done(uint32_t i) {
+  ExecScratch& x = *x_;
+  const size_t q = size_t(p_->ops[i].peer);
+  --x.recvs_out[q];
+  if (!x.held[q].empty() && x.recvs_out[q] < recv_window(*p_)) {
+    std::pop_heap(x.held[q].begin(), x.held[q].end(), std::greater<uint32_t>());
+    const uint32_t next = x.held[q].back();
+    x.held[q].pop_back();
+    post_recv(next);
+  }
+}
+
+// The send port: the next send in program order leaves once it is posted
+// and a port is free. Alone (nothing else in flight or ready), a blocking
+// run makes it a blocking call.
+void ExecRun::start_sends() {
+  const ExecProgram& p = *p_;
+  ExecScratch& x = *x_;
+  while (next_send_ < p.sends.size() && sends_out_ < p.send_ports && x.send_posted[p.sends[next_send_]] &&
+         !(p.ops[p.sends[next_send_]].serial && sends_out_ > 0)) {
+    const uint32_t i = p.sends[next_send_++];
+    const ExecOp& o = p.ops[i];
+    if (may_block_ && outstanding_ == 0 && x.ready.empty() &&
+        (next_send_ == p.sends.size() || !x.send_posted[p.sends[next_send_]])) {
+      t_->send(address(b_, o.buf, o.off), o.len, o.peer, p.tag[i]);
+      complete(i);
+    } else {
+      track(t_->isend(address(b_, o.buf, o.off), o.len, o.peer, p.tag[i]), i);
+      ++sends_out_;
+    }
+  }
+}
+
+// Runs every ready op: local work at once, messages posted.
+void ExecRun::run_ready() {
+  const ExecProgram& p = *p_;
+  ExecScratch& x = *x_;
+  while (!x.ready.empty()) {
+    std::pop_heap(x.ready.begin(), x.ready.end(), std::greater<uint32_t>());
+    const uint32_t i = x.ready.back();
+    x.ready.pop_back();
+    const ExecOp& o = p.ops[i];
+    // Nothing in flight and nothing else ready: this message is all there
+    // is to wait for, so a blocking call does the same, cheaper.
+    const bool alone = may_block_ && outstanding_ == 0 && x.ready.empty();
+    switch (o.kind) {
+      case OpKind::send:
+        x.send_posted[i] = 1;
+        start_sends();
+        break;
+      case OpKind::recv:
+        if (alone) {
+          t_->recv(address(b_, o.buf, o.off), o.len, o.peer, p.tag[i]);
+          complete(i);
+        } else {
+          post_recv(i);
+        }
+        break;
+      case OpKind::copy:
+      case OpKind::reduce:
+        run_local(p, o, b_, reduce_);
+        complete(i);
+        break;
+    }
+  }
+  if (!finished() && outstanding_ == 0)
+    throw ScheduleError(cat(p.algorithm, ": stuck with ", p.ops.size() - completed_, " ops left"));
+}
+
+bool ExecRun::wants_test() const {
+  const ExecProgram& p = *p_;
+  return next_send_ < p.sends.size() && x_->send_posted[p.sends[next_send_]] &&
+         (sends_out_ >= p.send_ports || p.ops[p.sends[next_send_]].serial);
+}
+
+void ExecRun::advance(const std::vector<Transport::Request>& done) {
+  const ExecProgram& p = *p_;
+  ExecScratch& x = *x_;
+  for (auto r : done) {
+    const Transport::Request req = r - first_;
+    if (r < first_ || req >= x.in_flight.size() || x.in_flight[req] == UINT32_MAX)
+      throw ScheduleError("transport completed an unknown request");
+    const uint32_t i = x.in_flight[req];
+    x.in_flight[req] = UINT32_MAX;
+    --outstanding_;
+    if (p.ops[i].kind == OpKind::send) --sends_out_;
+    if (p.ops[i].kind == OpKind::recv) recv_done(i);
+    complete(i);
+  }
+  start_sends();
+  run_ready();
+}
+
+void run(const ExecProgram& p, const Bindings& b, ReduceFn reduce, Transport& t, ExecScratch& x) {
+  ExecRun r;
+  r.start(p, b, reduce, t, x, true);
+  while (!r.finished()) {
     x.done.clear();
     // A send waiting for the port: the one in flight may be done already
     // (eager); ask before blocking, which may give the CPU away.
-    if (next_send < p.sends.size() && x.send_posted[p.sends[next_send]] &&
-        (sends_out >= p.send_ports || p.ops[p.sends[next_send]].serial))
-      t.test_some(x.done);
+    if (r.wants_test()) t.test_some(x.done);
     if (x.done.empty()) t.wait_some(x.done);
-    for (auto r : x.done) {
-      const Transport::Request req = r - first;
-      if (r < first || req >= x.in_flight.size() || x.in_flight[req] == UINT32_MAX)
-        throw ScheduleError("transport completed an unknown request");
-      const uint32_t i = x.in_flight[req];
-      x.in_flight[req] = UINT32_MAX;
-      --outstanding;
-      if (p.ops[i].kind == OpKind::send) --sends_out;
-      if (p.ops[i].kind == OpKind::recv) recv_done(i);
-      complete(i);
-    }
-    start_sends();
+    r.advance(x.done);
   }
 }
 

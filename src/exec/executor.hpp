@@ -98,6 +98,44 @@ struct ExecScratch {
   std::vector<std::vector<uint32_t>> held;
 };
 
+// One execution of a compiled program, advanced by whoever holds it: the
+// blocking run() below, or the MPI layer's progress engine for a
+// non-blocking collective (several at once, each with its own transport
+// and scratch). start() posts what can go at once; advance() takes the
+// transport's completions and posts what they made ready. A run that may
+// not block (non-blocking collectives) never makes a blocking transport
+// call; a blocking one makes one when a message is all there is to wait
+// for. Throws ScheduleError when no op can ever complete.
+class ExecRun {
+ public:
+  void start(const ExecProgram& prog, const Bindings& b, ReduceFn reduce, Transport& t, ExecScratch& scratch,
+             bool may_block);
+  void advance(const std::vector<Transport::Request>& done);
+  bool finished() const { return !p_ || completed_ == p_->ops.size(); }
+  // A send waits for the port: the transport should be asked (test_some)
+  // before anyone blocks — an eager send is usually done.
+  bool wants_test() const;
+
+ private:
+  void complete(uint32_t i);
+  void track(Transport::Request r, uint32_t i);
+  void post_recv(uint32_t i);
+  void recv_done(uint32_t i);
+  void start_sends();
+  void run_ready();
+
+  const ExecProgram* p_ = nullptr;
+  Bindings b_;
+  ReduceFn reduce_ = nullptr;
+  Transport* t_ = nullptr;
+  ExecScratch* x_ = nullptr;
+  bool may_block_ = true;
+  size_t completed_ = 0, outstanding_ = 0;
+  size_t next_send_ = 0;  // index in p.sends of the next send to leave
+  uint32_t sends_out_ = 0;
+  Transport::Request first_ = 0;
+};
+
 // Runs a compiled program. The transport must number requests
 // consecutively in posting order (both transports here do). `reduce`
 // combines `elem_size`-byte elements; it may be null when the program has
