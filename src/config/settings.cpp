@@ -47,6 +47,17 @@ const std::vector<Setting>& settings() {
        "followed and why, and one per reason to fall back to the native collective."},
       {"HETCOLL_DISABLE", "0", "'1': every collective goes to the native MPI", true, SettingKind::flag, {}, "1 or 0",
        "Also 'true'/'false', 'yes'/'no', 'on'/'off'."},
+      {"HETCOLL_PROGRESS_THREAD", "0",
+       "'1': a thread of each rank advances hetcoll's non-blocking and persistent collectives while the "
+       "application computes (hetcoll asks MPI_Init for MPI_THREAD_MULTIPLE then); '0': they advance in the "
+       "application's MPI calls",
+       false, SettingKind::flag, {}, "1 or 0",
+       "Without the thread a collective advances whenever the rank is in MPI: every wait and test, the blocking "
+       "point-to-point calls, hetcoll's collectives. With it, also while the rank computes, at the cost of a "
+       "thread that wakes every 20 us while collectives are in flight (and sleeps otherwise). Where the MPI "
+       "library gives MPI_THREAD_MULTIPLE (asked for or by the application), a thread also runs while the rank "
+       "is blocked in a collective hetcoll left to the native library. docs/mpi.md says what overlap to expect "
+       "with each."},
       {"HETCOLL_HANG_TIMEOUT", "120",
        "seconds a collective may wait before hetcoll reports on stderr what it is waiting for (0: never)", false,
        SettingKind::seconds, {}, "seconds", ""},

@@ -167,7 +167,63 @@ int MpiTransport::defer_truncation(int rc) {
   return rc;
 }
 
+// MPICH raises an error of MPI_Waitsome (a truncated message: the user's
+// mismatch) on MPI_COMM_WORLD's handler, not on the requests' communicator
+// (hetcoll's duplicate, which returns errors): fatal by default. Return it
+// to us meanwhile; the handler in effect on the user's communicator
+// decides later, as with any other MPI. Threads waiting at once share one
+// swap: the first saves the handler, the last puts it back.
+#ifdef MPICH_VERSION
+namespace {
+std::mutex g_swap_mu;
+int g_waiting = 0;
+MPI_Errhandler g_saved = MPI_ERRHANDLER_NULL;
+}  // namespace
+WorldErrorsReturned::WorldErrorsReturned() {
+  std::lock_guard<std::mutex> lock(g_swap_mu);
+  if (g_waiting++ == 0 && PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &g_saved) == MPI_SUCCESS)
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+WorldErrorsReturned::~WorldErrorsReturned() {
+  std::lock_guard<std::mutex> lock(g_swap_mu);
+  if (--g_waiting == 0 && g_saved != MPI_ERRHANDLER_NULL) {
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, g_saved);
+    PMPI_Errhandler_free(&g_saved);
+    g_saved = MPI_ERRHANDLER_NULL;
+  }
+}
+#else
+WorldErrorsReturned::WorldErrorsReturned() {}
+WorldErrorsReturned::~WorldErrorsReturned() {}
+#endif
+
 void MpiTransport::wait_some(std::vector<Request>& done) { complete_some(done, true); }
+
+void MpiTransport::poll(std::vector<Request>& done) {
+  if (active_.empty()) return;
+  indices_.resize(active_.size());
+  statuses_.resize(active_.size());
+  int outcount = 0;
+  int rc;
+  {
+    WorldErrorsReturned returned;
+    rc = PMPI_Testsome(int(active_.size()), active_.data(), &outcount, indices_.data(), statuses_.data());
+  }
+  finish_some(rc, outcount, done);
+}
+
+void MpiTransport::absorb(size_t k, int rc, std::vector<Request>& done) {
+  if (k >= active_.size()) throw ScheduleError("a completed request the transport does not have");
+  active_[k] = MPI_REQUEST_NULL;
+  check_mpi(defer_truncation(rc), "MPI_Waitany");
+  const Request id = owner_[k];
+  if (--chunks_left_[id] == 0) {
+    done.push_back(id);
+    if (log_) log_->completed(id);
+  }
+  active_.erase(active_.begin() + long(k));
+  owner_.erase(owner_.begin() + long(k));
+}
 
 void MpiTransport::test_some(std::vector<Request>& done) {
 #ifndef HETCOLL_SMPI  // a poll costs simulated time there unless smpi/test is 0
@@ -202,34 +258,15 @@ void MpiTransport::complete_some(std::vector<Request>& done, bool block) {
     statuses_[0].MPI_ERROR = rc;
     rc = MPI_ERR_IN_STATUS;
   }
-#elif defined(MPICH_VERSION)
-  // MPICH raises an error of MPI_Waitsome (a truncated message: the user's
-  // mismatch) on MPI_COMM_WORLD's handler, not on the requests' communicator
-  // (hetcoll's duplicate, which returns errors): fatal by default. Return it
-  // to us meanwhile; the handler in effect on the user's communicator
-  // decides later, as with any other MPI.
-  // Threads waiting at once share one swap: the first saves the handler,
-  // the last puts it back.
-  static std::mutex swap_mu;
-  static int waiting = 0;
-  static MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
-  {
-    std::lock_guard<std::mutex> lock(swap_mu);
-    if (waiting++ == 0 && PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved) == MPI_SUCCESS)
-      PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  }
-  int rc = some();
-  {
-    std::lock_guard<std::mutex> lock(swap_mu);
-    if (--waiting == 0 && saved != MPI_ERRHANDLER_NULL) {
-      PMPI_Comm_set_errhandler(MPI_COMM_WORLD, saved);
-      PMPI_Errhandler_free(&saved);
-      saved = MPI_ERRHANDLER_NULL;
-    }
-  }
 #else
+  WorldErrorsReturned returned;
   int rc = some();
 #endif
+  finish_some(rc, outcount, done);
+}
+
+// After a Waitsome or Testsome: the errors, the completed requests.
+void MpiTransport::finish_some(int rc, int outcount, std::vector<Request>& done) {
   if (outcount == MPI_UNDEFINED) outcount = 0;  // nothing active (cannot happen: checked above)
   if (rc == MPI_ERR_IN_STATUS) {  // the errors of the requests that failed
     rc = MPI_SUCCESS;

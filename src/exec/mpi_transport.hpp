@@ -30,6 +30,17 @@ inline void check_mpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw_mpi_error(rc, what);
 }
 
+// While it lives, MPI_COMM_WORLD's error handler returns errors (MPICH
+// raises a failed request of a wait there, not on the request's
+// communicator); elsewhere it does nothing. Threads share one swap.
+class WorldErrorsReturned {
+ public:
+  WorldErrorsReturned();
+  ~WorldErrorsReturned();
+  WorldErrorsReturned(const WorldErrorsReturned&) = delete;
+  WorldErrorsReturned& operator=(const WorldErrorsReturned&) = delete;
+};
+
 class MpiTransport : public Transport {
  public:
   // rank, size and tags of `comm` (one query per communicator). A tag is
@@ -68,10 +79,20 @@ class MpiTransport : public Transport {
   Request irecv(void* buf, size_t bytes, int peer, int tag) override;
   void wait_some(std::vector<Request>& done) override;
   void test_some(std::vector<Request>& done) override;
+  // What has completed, asked of MPI even under SimGrid (where test_some
+  // asks nothing): the progress engine of non-blocking collectives.
+  void poll(std::vector<Request>& done);
+  // The MPI requests in flight, for a wait over several transports' at
+  // once (interpose/requests.cpp): the one at index k of requests()
+  // completed with the return code rc of the MPI wait (MPI has set the
+  // caller's copy to MPI_REQUEST_NULL). Throws MpiError for a failure.
+  const std::vector<MPI_Request>& requests() const { return active_; }
+  void absorb(size_t k, int rc, std::vector<Request>& done);
 
  private:
   // Waitsome (block) or Testsome, and the bookkeeping of what completed.
   void complete_some(std::vector<Request>& done, bool block);
+  void finish_some(int rc, int outcount, std::vector<Request>& done);
 
  public:
   void send(const void* buf, size_t bytes, int peer, int tag) override;  // PMPI_Send

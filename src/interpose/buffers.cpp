@@ -160,8 +160,8 @@ namespace {
 // buffers it runs on (prepare()): a method per kind of collective.
 class Preparing {
  public:
-  Preparing(const Call& c, const Reduction& red, CommState& st)
-      : c(c), red(red), st(st), p(st.info.size), rank(st.info.rank), P(uint64_t(st.info.size)),
+  Preparing(const Call& c, const Reduction& red, CommState& st, CallMemory& mem)
+      : c(c), red(red), st(st), mem(mem), p(st.info.size), rank(st.info.rank), P(uint64_t(st.info.size)),
         is_root(has_root(c.coll) && st.info.rank == c.root) {}
   Prepared take() { return std::move(pr); }
 
@@ -184,6 +184,7 @@ class Preparing {
   const Call& c;
   const Reduction& red;
   CommState& st;
+  CallMemory& mem;
   Prepared pr;
   const int p, rank;
   const uint64_t P;
@@ -210,13 +211,13 @@ void Preparing::reduction(uint64_t count) {
 // where in place) packed into staging, the result unpacked where MPI
 // defines it. The call itself then runs out of place.
 void Preparing::densify(const void* in, uint64_t in_elems, void* out, uint64_t out_elems) {
-  char* din = grow(st.staged_in, in_elems * red.elem);
+  char* din = grow(mem.staged_in, in_elems * red.elem);
   to_dense(red.type, in, din, in_elems);
   pr.in = din;
   pr.in_place = false;
   pr.out = nullptr;
   if (out && out_elems) {
-    char* dout = grow(st.staged_out, out_elems * red.elem);
+    char* dout = grow(mem.staged_out, out_elems * red.elem);
     pr.out = dout;
     const ElemType t = red.type;
     pr.after.push_back([t, dout, out, out_elems] { from_dense(t, dout, out, out_elems); });
@@ -236,7 +237,7 @@ void Preparing::bcast() {
   if (l.contiguous || bytes == 0) {
     pr.out = c.buffer;
   } else {
-    char* buf = grow(st.staged_out, bytes);
+    char* buf = grow(mem.staged_out, bytes);
     if (is_root) {
       pack(c.buffer, n, c.datatype, l, buf);
     } else {
@@ -332,7 +333,7 @@ void Preparing::blocks() {
   pr.in_place = ip;
   const uint64_t in_n = pr.coll.in_bytes(rank), out_n = pr.coll.out_bytes(rank);
   if (scatter && ip) {  // the root keeps its block in sendbuf: `out` is a view into `in`
-    pr.in = source(c.sendbuf, sc * P, c.sendtype, sl, st.staged_in);
+    pr.in = source(c.sendbuf, sc * P, c.sendtype, sl, mem.staged_in);
     pr.out = const_cast<char*>(static_cast<const char*>(pr.in)) + uint64_t(rank) * B;
     return;
   }
@@ -340,7 +341,7 @@ void Preparing::blocks() {
     if (rl.contiguous) {
       pr.out = c.recvbuf;
     } else {
-      char* buf = grow(st.staged_out, out_n);
+      char* buf = grow(mem.staged_out, out_n);
       pr.out = buf;
       const uint64_t elems = out_n / rl.size;
       if (ip) {
@@ -353,7 +354,7 @@ void Preparing::blocks() {
     }
   }
   if (ip) pr.in = static_cast<char*>(pr.out) + *pr.coll.in_place_offset(rank);
-  else if (in_n) pr.in = source(c.sendbuf, in_n / sl.size, c.sendtype, sl, st.staged_in);
+  else if (in_n) pr.in = source(c.sendbuf, in_n / sl.size, c.sendtype, sl, mem.staged_in);
 }
 
 void Preparing::v_blocks() {
@@ -398,7 +399,7 @@ void Preparing::v_blocks() {
       if (v.direct) {
         pr.in = c.sendbuf;
       } else {
-        char* buf = grow(st.staged_in, v.total);
+        char* buf = grow(mem.staged_in, v.total);
         for (int i = 0; i < p; ++i)
           pack(at(c.sendbuf, displs[i], vl), uint64_t(counts[i]), vtype, vl, buf + v.prefix[size_t(i)]);
         pr.in = buf;
@@ -410,7 +411,7 @@ void Preparing::v_blocks() {
       if (own_l.contiguous) {
         pr.out = c.recvbuf;
       } else {
-        char* buf = grow(st.staged_out, own);
+        char* buf = grow(mem.staged_out, own);
         const MPI_Datatype rt = c.recvtype;
         void* user = c.recvbuf;
         pr.out = buf;
@@ -424,7 +425,7 @@ void Preparing::v_blocks() {
     if (v.direct) {
       pr.out = c.recvbuf;
     } else {
-      char* buf = grow(st.staged_out, v.total);
+      char* buf = grow(mem.staged_out, v.total);
       pr.out = buf;
       if (ip)  // this rank's block, where MPI keeps it, into the staged layout
         pack(at(c.recvbuf, displs[rank], vl), uint64_t(counts[rank]), vtype, vl, buf + v.prefix[size_t(rank)]);
@@ -439,7 +440,7 @@ void Preparing::v_blocks() {
     }
   }
   if (ip) pr.in = static_cast<char*>(pr.out) + *pr.coll.in_place_offset(rank);
-  else if (own) pr.in = source(c.sendbuf, own_count, c.sendtype, own_l, st.staged_in);
+  else if (own) pr.in = source(c.sendbuf, own_count, c.sendtype, own_l, mem.staged_in);
 }
 
 void Preparing::alltoallv() {
@@ -472,7 +473,7 @@ void Preparing::alltoallv() {
   if (rv.direct) {
     pr.out = c.recvbuf;
   } else {
-    char* buf = grow(st.staged_out, rv.total);
+    char* buf = grow(mem.staged_out, rv.total);
     pr.out = buf;
     if (ip)
       for (int j = 0; j < p; ++j)
@@ -491,7 +492,7 @@ void Preparing::alltoallv() {
   } else if (sv.direct) {
     pr.in = c.sendbuf;
   } else {
-    char* buf = grow(st.staged_in, sv.total);
+    char* buf = grow(mem.staged_in, sv.total);
     for (int j = 0; j < p; ++j)
       pack(at(c.sendbuf, sdispls[j], sl), uint64_t(scounts[j]), c.sendtype, sl, buf + sv.prefix[size_t(j)]);
     pr.in = buf;
@@ -500,8 +501,8 @@ void Preparing::alltoallv() {
 
 }  // namespace
 
-Prepared prepare(const Call& c, const Reduction& red, CommState& st) {
-  Preparing x(c, red, st);
+Prepared prepare(const Call& c, const Reduction& red, CommState& st, CallMemory& mem) {
+  Preparing x(c, red, st, mem);
   switch (c.coll) {
     case CollOp::barrier:
       x.barrier();

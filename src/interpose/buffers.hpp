@@ -44,7 +44,8 @@ struct Prepared {
   std::vector<std::function<void()>> after;  // unpack into the user's buffers
 };
 // Throws UserError (bad arguments, before anything is done) or MpiError.
-Prepared prepare(const Call& c, const Reduction& red, CommState& st);
+// Datatypes are packed into `mem` (the call's working memory).
+Prepared prepare(const Call& c, const Reduction& red, CommState& st, CallMemory& mem);
 
 // Called at the start of each call: layouts are remembered for its length.
 void forget_layouts();

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "config/agreement.hpp"
+#include "interpose/requests.hpp"
 #include "interpose/runtime_config.hpp"
 #include "interpose/watchdog.hpp"
 #include "model/profile_model.hpp"
@@ -14,6 +15,10 @@
 namespace hetcoll::mpi {
 
 namespace {
+std::mutex& holds_lock() {
+  static std::mutex mu;
+  return mu;
+}
 // Bumped when any communicator state is freed: a handle seen before may
 // now name another communicator.
 std::atomic<uint64_t> g_states_freed{0};
@@ -23,7 +28,13 @@ int delete_state(MPI_Comm, int, void* value, void*) {
   std::lock_guard<std::mutex> lock(watch_lock());  // the watchdog may be reading st->name
   g_states_freed.fetch_add(1, std::memory_order_acq_rel);
   st->transport.reset();
+  // MPI frees the duplicate once its pending messages are done.
   if (st->dup != MPI_COMM_NULL) PMPI_Comm_free(&st->dup);
+  std::lock_guard<std::mutex> hold(holds_lock());
+  if (st->holds > 0) {
+    st->orphaned = true;  // the last request that uses it deletes it
+    return MPI_SUCCESS;
+  }
   delete st;
   return MPI_SUCCESS;
 }
@@ -43,6 +54,27 @@ struct StateMemo {
   uint64_t freed = 0;
 };
 HETCOLL_TLS StateMemo t_memo;
+
+// A step of setting up a state, collective over the communicator: in its
+// non-blocking form, waited for by the progress engine (requests.hpp) —
+// hetcoll collectives may be in flight on other communicators, and another
+// rank may wait on them before it gets here; the blocking form where
+// SimGrid has no non-blocking one. Throws MpiError when `what` names the
+// call, else returns the error code.
+template <class NonBlocking, class Blocking>
+int collective_step(NonBlocking&& nb, Blocking&& blocking, const char* what) {
+#ifdef HETCOLL_SMPI
+  (void)nb;
+  const int rc = blocking();
+#else
+  (void)blocking;
+  MPI_Request r = MPI_REQUEST_NULL;
+  int rc = nb(&r);
+  if (rc == MPI_SUCCESS) rc = wait_requests(1, &r, MPI_STATUS_IGNORE);
+#endif
+  if (what) check_mpi(rc, what);
+  return rc;
+}
 
 // What each rank tells the others when a communicator is set up: its host
 // (for profiles: model ranks are hosts) and its configuration's digest.
@@ -134,8 +166,12 @@ std::string agree(CommState& st, MPI_Comm comm, bool keep_hosts) {
   const Fingerprint mine = fingerprint();
   const Announcement me{ProfileModel::host_key(st.host_name), mine.digest()};
   std::vector<Announcement> all(size_t(st.info.size));
-  check_mpi(PMPI_Allgather(&me, int(sizeof me), MPI_BYTE, all.data(), int(sizeof me), MPI_BYTE, st.dup),
-            "MPI_Allgather");
+  collective_step(
+      [&](MPI_Request* r) {
+        return PMPI_Iallgather(&me, int(sizeof me), MPI_BYTE, all.data(), int(sizeof me), MPI_BYTE, st.dup, r);
+      },
+      [&] { return PMPI_Allgather(&me, int(sizeof me), MPI_BYTE, all.data(), int(sizeof me), MPI_BYTE, st.dup); },
+      "MPI_Allgather");
   if (keep_hosts) {
     st.host_keys.resize(all.size());
     for (size_t r = 0; r < all.size(); ++r) st.host_keys[r] = all[r].host;
@@ -184,7 +220,15 @@ CommState& create_state(MPI_Comm comm) {
     MPI_Errhandler user = MPI_ERRHANDLER_NULL;
     check_mpi(PMPI_Comm_get_errhandler(comm, &user), "MPI_Comm_get_errhandler");
     PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    const int rc = PMPI_Comm_dup(comm, &st->dup);
+    int rc;
+    try {
+      rc = collective_step([&](MPI_Request* r) { return PMPI_Comm_idup(comm, &st->dup, r); },
+                           [&] { return PMPI_Comm_dup(comm, &st->dup); }, nullptr);
+    } catch (...) {
+      PMPI_Comm_set_errhandler(comm, user);
+      PMPI_Errhandler_free(&user);
+      throw;
+    }
     PMPI_Comm_set_errhandler(comm, user);
     PMPI_Errhandler_free(&user);
     if (rc != MPI_SUCCESS) {
@@ -233,5 +277,19 @@ CommState& create_state(MPI_Comm comm) {
 }
 
 std::string compare_configurations(CommState& st, MPI_Comm comm) { return agree(st, comm, false); }
+
+void hold_state(CommState& st) {
+  std::lock_guard<std::mutex> lock(holds_lock());
+  ++st.holds;
+}
+
+void release_state(CommState& st) {
+  bool gone = false;
+  {
+    std::lock_guard<std::mutex> lock(holds_lock());
+    gone = --st.holds == 0 && st.orphaned;
+  }
+  if (gone) delete &st;
+}
 
 }  // namespace hetcoll::mpi

@@ -29,6 +29,14 @@ struct Compiled {
   ExecProgram prog;
 };
 
+// The working memory of one collective in progress: datatypes packed
+// (staged), an in-place input copied aside, the schedule's tmp buffer. A
+// communicator keeps one for its blocking calls; each non-blocking or
+// persistent collective has its own.
+struct CallMemory {
+  std::vector<char> staged_in, staged_out, aside, tmp;
+};
+
 struct CommState {
   // Why hetcoll leaves this communicator to the native MPI for good ("":
   // it does not): it has processes of another MPI_COMM_WORLD (spawned or
@@ -65,16 +73,28 @@ struct CommState {
   // hetcoll_last_algorithm from another thread.
   std::mutex mu;
   bool multiple = false;
-  std::vector<char> tmp, staged_in, staged_out, aside;
+  CallMemory mem;  // the blocking calls'
   uint64_t generation = 0;  // Config::generation the cache was built for
-  std::unordered_map<uint64_t, Compiled> compiled;
+  // Shared: a persistent or non-blocking collective keeps its program while
+  // the cache moves on.
+  std::unordered_map<uint64_t, std::shared_ptr<const Compiled>> compiled;
   const Compiled* recent = nullptr;  // the last shape run: checked first
   uint64_t recent_key = 0;
   std::unique_ptr<MpiTransport> transport;
   ExecScratch scratch;
   std::string last;  // the algorithm of the last call
   uint64_t epoch = 0;  // collectives hetcoll ran on it: the same count on every rank
+  // Requests (non-blocking, persistent) that use this state: MPI lets the
+  // user free the communicator before they complete, so the state is
+  // deleted by the last of them (orphaned: the communicator is gone).
+  int holds = 0;
+  bool orphaned = false;
 };
+
+// A request's hold on a state, and its release (deletes an orphaned state
+// with its last hold). Under the requests' lock (requests.hpp).
+void hold_state(CommState& st);
+void release_state(CommState& st);
 
 // The state of `comm`, or nullptr if hetcoll has not used it yet.
 CommState* find_state(MPI_Comm comm);

@@ -10,6 +10,7 @@
 #include "algorithms/registry.hpp"
 #include "interpose/buffers.hpp"
 #include "interpose/comm_state.hpp"
+#include "interpose/requests.hpp"
 #include "interpose/runtime_config.hpp"
 #include "model/bound.hpp"
 #include "interpose/watchdog.hpp"
@@ -208,7 +209,64 @@ const std::string* native_reason(CommState& st, Config& cfg) {
   return st.disagreement.empty() ? nullptr : &st.disagreement;
 }
 
-Status execute_call(const Call& call) {
+// What execute_call does with a call hetcoll runs.
+enum class Mode {
+  blocking,  // runs it to the end (with the progress engine when others are in flight)
+  start,     // starts it in `nb`: a non-blocking collective
+  plan,      // plans it into `nb`, runs nothing: a persistent collective
+};
+
+// Starts p's planned program on its own transport and memory (a
+// non-blocking collective, a persistent one's MPI_Start, a blocking call
+// while others are in flight): the progress engine takes it from here.
+// Under the state's lock.
+void launch(Pending& p, CommState& st) {
+  const Compiled& cc = *p.cc;
+  const void* in = p.pr.in;
+  if (cc.aside) {
+    const uint64_t n = p.pr.coll.in_bytes(st.info.rank);
+    if (p.mem.aside.size() < n) p.mem.aside.resize(n);
+    if (n) std::memcpy(p.mem.aside.data(), p.pr.in, n);
+    in = p.mem.aside.data();
+  }
+  if (p.mem.tmp.size() < cc.prog.tmp_bytes + 1) p.mem.tmp.resize(cc.prog.tmp_bytes + 1);
+  if (!p.transport) p.transport = std::make_unique<MpiTransport>(st.dup, st.info);
+  p.epoch = st.epoch++;
+  engine_wait_for_tags(st, p.epoch, st.info.epochs);
+  p.transport->reset(nullptr, st.world_ranks.data(), p.epoch);
+  p.transport->set_send_ports(int(cc.prog.send_ports));
+  p.finished = false;
+  p.error = MPI_SUCCESS;
+  p.message.clear();
+  p.done.clear();
+  p.run.start(cc.prog, Bindings{in, p.pr.out, p.mem.tmp.data()}, p.pr.kernel, *p.transport, p.scratch, false);
+  p.active = true;
+  engine_add(p);
+}
+
+// The request's share of the call: what it runs, where, on which state.
+void adopt(Pending& p, const Call& call, const Reduction& red, CommState& st, std::shared_ptr<const Compiled> cc,
+           Prepared&& pr) {
+  p.call = call;
+  p.comm = call.comm;
+  p.red = red;
+  if (p.st != &st) {
+    hold_state(st);
+    if (p.st) release_state(*p.st);
+    p.st = &st;
+  }
+  p.cc = std::move(cc);
+  p.pr = std::move(pr);
+}
+
+// A failed schedule of a blocking call, as the blocking executor throws it.
+void rethrow(const Pending& p) {
+  if (p.error == MPI_SUCCESS) return;
+  if (p.error == MPI_ERR_INTERN) throw std::logic_error(p.message);
+  throw MpiError(p.error, p.message);
+}
+
+Status execute_call(const Call& call, Pending* nb, Mode mode) {
   forget_layouts();
   Config& cfg = config();
   report_configuration();
@@ -269,7 +327,8 @@ Status execute_call(const Call& call) {
     throw UserError(MPI_ERR_ROOT, cat("root ", call.root, " is not a rank of the communicator"));
   std::unique_lock<std::mutex> lock(st.mu, std::defer_lock);
   if (st.multiple) lock.lock();
-  Prepared pr = prepare(call, red, st);
+  CallMemory& mem = nb ? nb->mem : st.mem;
+  Prepared pr = prepare(call, red, st, mem);
   pr.coll.in_place = pr.in_place;
 
   // The compiled program for this call shape, from the cache if the
@@ -283,13 +342,13 @@ Status execute_call(const Call& call) {
   const uint64_t key = key_of(pr.coll);
   if (!st.recent || st.recent_key != key || !same(st.recent->coll, pr.coll)) {
     auto it = st.compiled.find(key);
-    if (it == st.compiled.end() || !same(it->second.coll, pr.coll)) {
+    if (it == st.compiled.end() || !same(it->second->coll, pr.coll)) {
       if (st.compiled.size() >= 256) st.compiled.clear();
       pr.coll.check();
-      Compiled cc = compile_call(pr.coll, st, rank);
+      auto cc = std::make_shared<Compiled>(compile_call(pr.coll, st, rank));
       it = st.compiled.insert_or_assign(key, std::move(cc)).first;
     }
-    st.recent = &it->second;
+    st.recent = it->second.get();
     st.recent_key = key;
     st.last = st.recent->prog.algorithm;
   }
@@ -298,17 +357,33 @@ Status execute_call(const Call& call) {
     t_decline = &cc.why;
     return Status::unsupported;
   }
+  if (!known) watch.rename(&st.name);
+
+  if (nb || collectives_in_flight()) {
+    // Non-blocking, persistent, or blocking while others are in flight (it
+    // must not stop them: another rank may wait on them to reach this one).
+    std::unique_ptr<Pending> local;
+    Pending& p = nb ? *nb : *(local = std::make_unique<Pending>());
+    adopt(p, call, red, st, st.compiled.at(key), std::move(pr));
+    if (mode == Mode::plan) return Status::ok;
+    launch(p, st);
+    if (mode == Mode::start) return Status::ok;
+    if (lock.owns_lock()) lock.unlock();  // the others in flight may need this communicator's state
+    engine_finish(p);
+    rethrow(p);
+    return Status::ok;
+  }
 
   const void* in = pr.in;
+  CallMemory& m = st.mem;
   if (cc.aside) {
     const uint64_t n = pr.coll.in_bytes(rank);
-    if (st.aside.size() < n) st.aside.resize(n);
-    if (n) std::memcpy(st.aside.data(), pr.in, n);
-    in = st.aside.data();
+    if (m.aside.size() < n) m.aside.resize(n);
+    if (n) std::memcpy(m.aside.data(), pr.in, n);
+    in = m.aside.data();
   }
-  if (st.tmp.size() < cc.prog.tmp_bytes + 1) st.tmp.resize(cc.prog.tmp_bytes + 1);
-  Bindings b{in, pr.out, st.tmp.data()};
-  if (!known) watch.rename(&st.name);
+  if (m.tmp.size() < cc.prog.tmp_bytes + 1) m.tmp.resize(cc.prog.tmp_bytes + 1);
+  Bindings b{in, pr.out, m.tmp.data()};
   st.transport->reset(watch.log, st.world_ranks.data(), st.epoch++);
   st.transport->set_send_ports(int(cc.prog.send_ports));
   run(cc.prog, b, pr.kernel, *st.transport, st.scratch);
@@ -316,7 +391,7 @@ Status execute_call(const Call& call) {
   for (auto& f : pr.after) f();
   // Working memory stays for the next call, but not a large call's: that
   // would hold memory the program freed (per communicator) for good.
-  for (std::vector<char>* v : {&st.tmp, &st.staged_in, &st.staged_out, &st.aside})
+  for (std::vector<char>* v : {&m.tmp, &m.staged_in, &m.staged_out, &m.aside})
     if (v->capacity() > kKeptScratchBytes) std::vector<char>().swap(*v);
   return Status::ok;
 }
@@ -329,13 +404,14 @@ Status fail(Status s, int code, const std::string& message, bool answer_here = f
   return s;
 }
 
-}  // namespace
-
-Status run(const Call& call) noexcept {
-  const char* name = mpi_name(call.coll);
+// Runs f (an execute_call) and turns what it throws into a Status, the
+// reason kept in t_last.
+template <class F>
+Status guarded(CollOp coll, F&& f) noexcept {
+  const char* name = mpi_name(coll);
   try {
     try {
-      const Status s = execute_call(call);
+      const Status s = f();
       if (s != Status::unsupported) return s;
       // A cached native decision (explained where it was decided) or
       // HETCOLL_DISABLE: no string is built, the message is kept.
@@ -362,6 +438,37 @@ Status run(const Call& call) noexcept {
     t_last.mpi_code = MPI_ERR_INTERN;
     return Status::internal;
   }
+}
+
+}  // namespace
+
+Status run(const Call& call) noexcept {
+  return guarded(call.coll, [&] { return execute_call(call, nullptr, Mode::blocking); });
+}
+
+Status start(const Call& call, Pending& p) noexcept {
+  return guarded(call.coll, [&] { return execute_call(call, &p, Mode::start); });
+}
+
+Status plan_persistent(const Call& call, Pending& p) noexcept {
+  p.persistent = true;
+  return guarded(call.coll, [&] { return execute_call(call, &p, Mode::plan); });
+}
+
+Status restart(Pending& p) noexcept {
+  return guarded(p.call.coll, [&] {
+    forget_layouts();
+    CommState& st = *p.st;
+    static const std::string kWhere = "a persistent collective's communicator";
+    WatchedCall watch(mpi_name(p.call.coll), st.orphaned ? &kWhere : &st.name, false);
+    std::unique_lock<std::mutex> lock(st.mu, std::defer_lock);
+    if (st.multiple) lock.lock();
+    // The buffers are read now (MPI_Start), with the plan made at init.
+    p.pr = prepare(p.call, p.red, st, p.mem);
+    p.pr.coll.in_place = p.pr.in_place;
+    launch(p, st);
+    return Status::ok;
+  });
 }
 
 const LastError& last_error() noexcept { return t_last; }

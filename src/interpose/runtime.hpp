@@ -23,6 +23,17 @@ namespace hetcoll::mpi {
 // last_error().
 Status run(const Call& call) noexcept;
 
+struct Pending;
+// A non-blocking collective: planned as run() plans, started in `p` (its
+// own transport and memory) and left to the progress engine
+// (requests.hpp). Status::ok when hetcoll runs it; otherwise as run(), and
+// nothing was started.
+Status start(const Call& call, Pending& p) noexcept;
+// A persistent collective: planned into `p` (nothing runs); restart()
+// starts it (MPI_Start), reading its buffers then.
+Status plan_persistent(const Call& call, Pending& p) noexcept;
+Status restart(Pending& p) noexcept;
+
 // The algorithm of the last collective hetcoll ran on `comm` ("" if none).
 std::string last_decision(MPI_Comm comm);
 

@@ -20,6 +20,7 @@ Config& config() {
     c->disabled = read.disabled;
     c->explain = read.explain;
     c->hang_timeout = read.hang_timeout;
+    c->progress_thread = read.progress_thread;
     c->default_model = read.default_model;
     c->model_source = read.model_source;
     c->table = read.table;

@@ -22,6 +22,7 @@ struct Config {
   bool disabled = false;
   bool explain = false;
   double hang_timeout = 0;  // seconds; 0: no hang reports
+  bool progress_thread = false;  // HETCOLL_PROGRESS_THREAD
   std::string default_model;  // HETCOLL_PROFILE's default
   std::mutex mu;
   std::shared_ptr<Planner> planner;

@@ -34,6 +34,7 @@ Configuration read_configuration() {
   const std::string profile = text_setting("HETCOLL_PROFILE", problems);
   const std::string algo = text_setting("HETCOLL_ALGO", problems);
   c.hang_timeout = seconds_setting("HETCOLL_HANG_TIMEOUT", problems);
+  c.progress_thread = flag_setting("HETCOLL_PROGRESS_THREAD", problems);
   const std::string table = text_setting("HETCOLL_TABLE", problems);
 
   c.default_model = setting_default("HETCOLL_PROFILE");

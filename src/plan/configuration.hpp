@@ -17,6 +17,7 @@ struct Configuration {
   bool disabled = false;     // HETCOLL_DISABLE
   bool explain = false;      // HETCOLL_DEBUG
   double hang_timeout = 0;   // HETCOLL_HANG_TIMEOUT, s (0: no hang reports)
+  bool progress_thread = false;  // HETCOLL_PROGRESS_THREAD
   std::string default_model;  // HETCOLL_PROFILE's default
   ModelPtr model;             // HETCOLL_PROFILE's, or the default where it did not load
   // Where the model came from, as a message names it (the HETCOLL_PROFILE

@@ -1,0 +1,106 @@
+// Non-blocking and persistent collectives: the same decision, the same
+// compiled program, the same executor as a blocking call — run as an
+// ExecRun (exec/executor.hpp) that this engine advances whenever the
+// application is in MPI: in every wait and test, in the blocking
+// point-to-point calls, in hetcoll's own collectives, and (optionally) on a
+// progress thread.
+//
+// A request the application holds is an MPI request handle:
+//   - a non-blocking collective's is a generalized request
+//     (MPI_Grequest_start), completed when the schedule has run; a wait
+//     that somehow bypasses hetcoll then blocks rather than returning early;
+//   - a persistent collective's is the native library's own persistent
+//     request for the same call (MPIX_<Coll>_init in Open MPI, MPI-4's
+//     MPI_<Coll>_init in MPICH), never started by hetcoll: an MPI_Start
+//     that bypassed hetcoll would still compute the right result, natively.
+// Every wait and test function looks its requests up here; handles hetcoll
+// does not know (the application's point-to-point, declined collectives)
+// go to the native library, in the same call.
+//
+// Every outstanding collective runs on its own transport and memory; its
+// messages carry its epoch (the how-many-th hetcoll collective on the
+// communicator) in their tags, so any number of collectives in flight on
+// one communicator, and on overlapping ones, cannot take each other's
+// messages (mpi_transport.hpp). Epochs repeat after CommInfo::epochs
+// collectives: a collective whose epoch's previous holder is still in
+// flight waits for it first.
+#pragma once
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/executor.hpp"
+#include "exec/mpi_transport.hpp"
+#include "interpose/buffers.hpp"
+#include "interpose/call.hpp"
+#include "interpose/comm_state.hpp"
+
+namespace hetcoll::mpi {
+
+// One hetcoll collective behind a request (or a blocking call that runs
+// while others are in flight).
+struct Pending {
+  Call call;
+  MPI_Comm comm = MPI_COMM_NULL;  // the user's: errors are raised there
+  CommState* st = nullptr;        // held (hold_state) while the request lives
+  Reduction red;
+  std::shared_ptr<const Compiled> cc;  // planned once (at init for a persistent one)
+  Prepared pr;                         // this start's buffers and unpacking
+  CallMemory mem;
+  std::unique_ptr<MpiTransport> transport;
+  ExecScratch scratch;
+  ExecRun run;
+  std::vector<Transport::Request> done;
+  uint64_t epoch = 0;
+  MPI_Request handle = MPI_REQUEST_NULL;  // what the application holds (none: a blocking call)
+  bool persistent = false;
+  bool active = false;    // started, and not yet completed by a wait or test
+  bool finished = false;  // its schedule has run (or failed)
+  int error = MPI_SUCCESS;
+  std::string message;  // what failed
+  ~Pending();
+};
+
+// Any hetcoll request alive (fast path of the wait and test functions), any
+// collective in flight (fast path of the blocking point-to-point calls).
+bool requests_live();
+bool collectives_in_flight();
+
+// A Pending the runtime has just launched (its run started): the engine
+// advances it from now on; settles it at once if it already finished.
+void engine_add(Pending& p);
+// Before launching with `epoch` on `st`: waits until no collective in
+// flight on `st` uses the same tags (epochs apart).
+void engine_wait_for_tags(const CommState& st, uint64_t epoch, int epochs);
+// Blocks until p's schedule has run, advancing everything in flight.
+void engine_finish(Pending& p);
+
+// A request for the application: registers p (a generalized request for a
+// non-blocking collective; `native`, the native persistent request, for a
+// persistent one) and returns its handle.
+MPI_Request issue(std::unique_ptr<Pending> p, MPI_Request native = MPI_REQUEST_NULL);
+
+// The completion functions, as MPI defines them, for arrays that mix
+// hetcoll's requests with any others.
+int wait_requests(int n, MPI_Request reqs[], MPI_Status statuses[]);  // Waitall; Wait with n = 1
+int test_requests(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);  // Testall; Test
+int wait_any(int n, MPI_Request reqs[], int* index, MPI_Status* status);
+int test_any(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status);
+int wait_some(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]);
+int test_some(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]);
+int request_get_status(MPI_Request req, int* flag, MPI_Status* status);
+int request_free(MPI_Request* req);
+int cancel(MPI_Request* req);
+int start(MPI_Request* req);
+int start_all(int n, MPI_Request reqs[]);
+// Advances the collectives in flight without blocking (MPI_Iprobe and the
+// loops that poll).
+void poll_collectives();
+
+// Raises `code` on `comm` the way MPI does: returned under
+// MPI_ERRORS_RETURN, else the handler in effect is called. Returns code.
+int raise_on(MPI_Comm comm, int code);
+
+}  // namespace hetcoll::mpi

@@ -1,0 +1,823 @@
+// Non-blocking and persistent collectives under hetcoll, checked against
+// the native library (PMPI_*, blocking) in the same run:
+//   matrix      every non-blocking collective × sizes 0 .. 4 MiB × in place
+//               × datatypes (int sum, double max, 2int maxloc, a user op —
+//               declined, still a request —, a gapped derived type) × roots
+//               × communicators (world, halves, reversed), one at a time
+//   batches     up to 8 outstanding collectives of mixed kinds on
+//               overlapping communicators, with the application's own
+//               point-to-point requests in the same arrays, completed by
+//               every wait and test variant in random orders (each rank
+//               its own order)
+//   persistent  MPI_<Coll>_init (MPICH) / MPIX_<Coll>_init (Open MPI),
+//               started many times with new data (MPI_Start, MPI_Startall),
+//               freed; skipped where the MPI has none
+//   progress    a rank blocked in MPI_Recv, MPI_Probe, a blocking
+//               collective on another communicator or a declined one while
+//               a collective it started is needed by a rank that sends to it
+//   threads     two threads, each with its own communicator, issuing and
+//               completing collectives at once (MPI_THREAD_MULTIPLE)
+//   mpirun -n K mpi_nonblocking [SECTION...] [--seed S] [--quick] [--multiple]
+// (--multiple: MPI_THREAD_MULTIPLE, as the section threads asks anyway)
+#include <mpi.h>
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hetcoll.h"
+
+namespace {
+
+int world_rank = 0, world_size = 1;
+std::atomic<long> failures{0}, checks{0}, hetcoll_ran{0};
+
+#if MPI_VERSION >= 4
+#define HAVE_PERSISTENT 1
+#define PINIT(Name) MPI_##Name##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define HAVE_PERSISTENT 1
+#define PINIT(Name) MPIX_##Name##_init
+#else
+#define HAVE_PERSISTENT 0
+#endif
+
+void fail(const std::string& what) {
+  if (failures++ < 20) std::fprintf(stderr, "rank %d: FAIL %s\n", world_rank, what.c_str());
+}
+
+// A user-defined op (hetcoll declines it: the native library runs it).
+void user_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
+}
+MPI_Op g_user_op = MPI_OP_NULL;
+MPI_Datatype g_gapped = MPI_DATATYPE_NULL;  // 2 ints of every 3 (the middle one is a gap)
+
+enum class Kind { bcast, reduce, allreduce, gather, gatherv, scatter, scatterv, allgather, allgatherv,
+                  reduce_scatter_block, reduce_scatter, alltoall, alltoallv, barrier, scan, exscan };
+const char* kind_name(Kind k) {
+  static const char* names[] = {"bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
+                                "allgather", "allgatherv", "reduce_scatter_block", "reduce_scatter", "alltoall",
+                                "alltoallv", "barrier", "scan", "exscan"};
+  return names[int(k)];
+}
+bool is_reduction(Kind k) {
+  return k == Kind::reduce || k == Kind::allreduce || k == Kind::reduce_scatter_block || k == Kind::reduce_scatter ||
+         k == Kind::scan || k == Kind::exscan;
+}
+bool has_root(Kind k) {
+  return k == Kind::bcast || k == Kind::reduce || k == Kind::gather || k == Kind::gatherv || k == Kind::scatter ||
+         k == Kind::scatterv;
+}
+bool in_place_allowed(Kind k) { return k != Kind::bcast && k != Kind::barrier; }
+
+// The datatype (and op) of a case.
+enum class Type { int_sum, double_max, twoint_maxloc, user_op, gapped };
+
+struct Case {
+  Kind kind;
+  MPI_Comm comm;
+  int root = 0, count = 0;
+  Type type = Type::int_sum;
+  bool in_place = false;
+  int p = 0, me = 0;
+  MPI_Datatype dt = MPI_INT;
+  MPI_Op op = MPI_SUM;
+  size_t extent = 4;  // bytes per element in the buffers
+  std::vector<char> send, recv, expect;
+  std::vector<int> counts, displs, scounts, sdispls;  // v-collectives (elements)
+  std::string label;
+
+  size_t recv_elems() const {
+    switch (kind) {
+      case Kind::gather: case Kind::allgather: case Kind::alltoall: return size_t(count) * size_t(p);
+      case Kind::gatherv: case Kind::allgatherv: case Kind::alltoallv: {
+        size_t n = 0;
+        for (int i = 0; i < p; ++i) n = std::max(n, size_t(displs[size_t(i)] + counts[size_t(i)]));
+        return n;
+      }
+      case Kind::reduce_scatter_block: case Kind::scatter: return size_t(count);
+      case Kind::scatterv: return size_t(counts[size_t(me)]);
+      case Kind::reduce_scatter: return size_t(counts[size_t(me)]);
+      case Kind::barrier: return 0;
+      default: return size_t(count);
+    }
+  }
+  size_t send_elems() const {
+    switch (kind) {
+      case Kind::scatter: case Kind::alltoall: case Kind::reduce_scatter_block: return size_t(count) * size_t(p);
+      case Kind::scatterv: case Kind::alltoallv: {
+        size_t n = 0;
+        for (int i = 0; i < p; ++i) n = std::max(n, size_t(sdispls[size_t(i)] + scounts[size_t(i)]));
+        return n;
+      }
+      case Kind::reduce_scatter: {
+        size_t n = 0;
+        for (int c : counts) n += size_t(c);
+        return n;
+      }
+      case Kind::gatherv: case Kind::allgatherv: return size_t(counts[size_t(me)]);
+      case Kind::barrier: return 0;
+      default: return size_t(count);
+    }
+  }
+};
+
+// Fills a case's buffers from a seed (the same seed gives the same data on
+// every rank's view of the case; each rank's contribution differs).
+void fill_values(char* buf, size_t elems, const Case& c, uint64_t seed) {
+  std::mt19937_64 rng(seed * 1000003 + uint64_t(c.me) * 7919);
+  for (size_t i = 0; i < elems; ++i) {
+    char* e = buf + i * c.extent;
+    switch (c.type) {
+      case Type::int_sum: case Type::user_op: { int v = int(rng() % 2001) - 1000; std::memcpy(e, &v, 4); break; }
+      case Type::double_max: { double v = double(int64_t(rng() % 100000)) / 8.0; std::memcpy(e, &v, 8); break; }
+      case Type::twoint_maxloc: { int v[2] = {int(rng() % 50), int(rng() % 1000)}; std::memcpy(e, v, 8); break; }
+      case Type::gapped: { int v[3] = {int(rng()), int(0x5A5A5A5A), int(rng())}; std::memcpy(e, v, 12); break; }
+    }
+  }
+}
+
+void setup_type(Case& c) {
+  switch (c.type) {
+    case Type::int_sum: c.dt = MPI_INT; c.op = MPI_SUM; c.extent = 4; break;
+    case Type::double_max: c.dt = MPI_DOUBLE; c.op = MPI_MAX; c.extent = 8; break;
+    case Type::twoint_maxloc: c.dt = MPI_2INT; c.op = MPI_MAXLOC; c.extent = 8; break;
+    case Type::user_op: c.dt = MPI_INT; c.op = g_user_op; c.extent = 4; break;
+    case Type::gapped: c.dt = g_gapped; c.op = MPI_OP_NULL; c.extent = 12; break;
+  }
+}
+
+// A case of `kind` on comm; its data from `seed`.
+Case make_case(Kind kind, MPI_Comm comm, int root, int count, Type type, bool in_place, uint64_t seed) {
+  Case c;
+  c.kind = kind;
+  c.comm = comm;
+  MPI_Comm_size(comm, &c.p);
+  MPI_Comm_rank(comm, &c.me);
+  c.root = has_root(kind) ? root % c.p : 0;
+  c.count = kind == Kind::barrier ? 0 : count;
+  c.type = type;
+  c.in_place = in_place;
+  setup_type(c);
+  // v-collectives: uneven counts (rank i gets count + i % 3 - 1, at least 0), gaps between blocks.
+  const int P = c.p;
+  if (kind == Kind::gatherv || kind == Kind::allgatherv || kind == Kind::scatterv || kind == Kind::reduce_scatter ||
+      kind == Kind::alltoallv) {
+    int at = 0;
+    for (int i = 0; i < P; ++i) {
+      const int n = std::max(0, count + (i % 3) - 1);
+      c.counts.push_back(n);
+      c.displs.push_back(at);
+      at += n + (kind == Kind::reduce_scatter ? 0 : 1);
+    }
+    c.scounts = c.counts;
+    c.sdispls = c.displs;
+    if (kind == Kind::alltoallv) {  // rank me sends counts[(i + me) % P] to i: both sides agree
+      c.scounts.assign(size_t(P), 0);
+      c.counts.assign(size_t(P), 0);
+      // In place both sides use one layout: what j sends to i is what i sends to j.
+      auto amount = [&](int from, int to) {
+        return std::max(0, count + ((in_place ? from + to : from + 2 * to) % 3) - 1);
+      };
+      int sa = 0, ra = 0;
+      c.sdispls.assign(size_t(P), 0);
+      c.displs.assign(size_t(P), 0);
+      for (int i = P - 1; i >= 0; --i) {  // reversed placement: not the canonical layout
+        c.scounts[size_t(i)] = amount(c.me, i);
+        c.sdispls[size_t(i)] = sa;
+        sa += c.scounts[size_t(i)] + 1;
+        c.counts[size_t(i)] = amount(i, c.me);
+        c.displs[size_t(i)] = ra;
+        ra += c.counts[size_t(i)] + 2;
+      }
+    }
+  }
+  if (kind == Kind::scatterv) {  // the root's send layout is (scounts, sdispls); each receives counts[me]
+    c.scounts = c.counts;
+    c.sdispls = c.displs;
+  }
+  c.send.assign(std::max<size_t>(1, c.send_elems()) * c.extent, 0);
+  c.recv.assign(std::max<size_t>(1, c.recv_elems()) * c.extent, char(0x33));
+  fill_values(c.send.data(), c.send_elems(), c, seed);
+  // recv too: in place reads it, and bytes that are not written must stay.
+  std::vector<char> r(c.recv.size());
+  fill_values(r.data(), c.recv_elems(), c, seed + 17);
+  if (in_place) c.recv = r;
+  c.label = std::string(kind_name(kind)) + " count=" + std::to_string(count) + " root=" + std::to_string(c.root) +
+            " type=" + std::to_string(int(type)) + (in_place ? " in-place" : "") + " p=" + std::to_string(P);
+  return c;
+}
+
+// In place for this rank: the send argument is MPI_IN_PLACE (where MPI
+// allows it on this rank).
+bool place_here(const Case& c) {
+  if (!c.in_place) return false;
+  switch (c.kind) {
+    case Kind::reduce: case Kind::gather: case Kind::gatherv: case Kind::scatter: case Kind::scatterv:
+      return c.me == c.root;
+    default: return true;
+  }
+}
+
+// The call, as `which`: blocking PMPI (the reference), MPI_I…, or the persistent init.
+enum class Form { reference, nonblocking, persistent };
+
+int call(Case& c, Form form, std::vector<char>& out, MPI_Request* req) {
+  const bool ip = place_here(c);
+  const void* sb = c.send.data();
+  void* rb = out.data();
+  if (ip && (c.kind == Kind::scatter || c.kind == Kind::scatterv)) {
+    sb = c.send.data();
+    rb = MPI_IN_PLACE;  // scatter: the root's receive buffer is MPI_IN_PLACE
+  } else if (ip) {
+    sb = MPI_IN_PLACE;
+  }
+  MPI_Info info = MPI_INFO_NULL;
+  (void)info;
+  (void)req;
+  const int n = c.count;
+  MPI_Datatype t = c.dt;
+  MPI_Comm comm = c.comm;
+  const int root = c.root;
+  const int* cn = c.counts.data();
+  const int* ds = c.displs.data();
+  const int* scn = c.scounts.data();
+  const int* sds = c.sdispls.data();
+#if HAVE_PERSISTENT
+#define FORMS(Name, name, ...)                                                                   \
+  return form == Form::reference     ? PMPI_##Name(__VA_ARGS__)                                  \
+         : form == Form::nonblocking ? MPI_I##name(__VA_ARGS__, req)                             \
+                                     : PINIT(Name)(__VA_ARGS__, info, req)
+#else
+#define FORMS(Name, name, ...) \
+  return form == Form::reference ? PMPI_##Name(__VA_ARGS__) : MPI_I##name(__VA_ARGS__, req)
+#endif
+  switch (c.kind) {
+    case Kind::bcast:
+      FORMS(Bcast, bcast, out.data(), n, t, root, comm);
+    case Kind::reduce: FORMS(Reduce, reduce, sb, rb, n, t, c.op, root, comm);
+    case Kind::allreduce: FORMS(Allreduce, allreduce, sb, rb, n, t, c.op, comm);
+    case Kind::scan: FORMS(Scan, scan, sb, rb, n, t, c.op, comm);
+    case Kind::exscan: FORMS(Exscan, exscan, sb, rb, n, t, c.op, comm);
+    case Kind::reduce_scatter_block: FORMS(Reduce_scatter_block, reduce_scatter_block, sb, rb, n, t, c.op, comm);
+    case Kind::reduce_scatter: FORMS(Reduce_scatter, reduce_scatter, sb, rb, cn, t, c.op, comm);
+    case Kind::gather: FORMS(Gather, gather, sb, n, t, rb, n, t, root, comm);
+    case Kind::gatherv: FORMS(Gatherv, gatherv, sb, cn[c.me], t, rb, cn, ds, t, root, comm);
+    case Kind::scatter: FORMS(Scatter, scatter, sb, n, t, rb, n, t, root, comm);
+    case Kind::scatterv: FORMS(Scatterv, scatterv, sb, scn, sds, t, rb, cn[c.me], t, root, comm);
+    case Kind::allgather: FORMS(Allgather, allgather, sb, n, t, rb, n, t, comm);
+    case Kind::allgatherv: FORMS(Allgatherv, allgatherv, sb, cn[c.me], t, rb, cn, ds, t, comm);
+    case Kind::alltoall: FORMS(Alltoall, alltoall, sb, n, t, rb, n, t, comm);
+    case Kind::alltoallv: FORMS(Alltoallv, alltoallv, sb, scn, sds, t, rb, cn, ds, t, comm);
+    case Kind::barrier: FORMS(Barrier, barrier, comm);
+  }
+#undef FORMS
+  return MPI_ERR_OTHER;
+}
+
+// In-place cases: MPI reads the input from the receive buffer.
+void stage_in_place(Case& c, std::vector<char>& out) {
+  if (!place_here(c)) return;
+  const size_t e = c.extent;
+  switch (c.kind) {
+    case Kind::gather: case Kind::allgather:
+      std::memcpy(out.data() + size_t(c.me) * size_t(c.count) * e, c.send.data(), size_t(c.count) * e);
+      break;
+    case Kind::gatherv: case Kind::allgatherv:
+      std::memcpy(out.data() + size_t(c.displs[size_t(c.me)]) * e, c.send.data(), size_t(c.counts[size_t(c.me)]) * e);
+      break;
+    case Kind::scatter: case Kind::scatterv: break;  // the root keeps its block where it is
+    case Kind::alltoall: case Kind::alltoallv: break;  // recv is the input as filled
+    case Kind::reduce_scatter_block: case Kind::reduce_scatter:
+      out.assign(std::max<size_t>(out.size(), c.send.size()), 0);
+      std::memcpy(out.data(), c.send.data(), c.send.size());
+      break;
+    default: std::memcpy(out.data(), c.send.data(), std::min(out.size(), c.send.size())); break;
+  }
+}
+
+// alltoall(v) in place: both sides use the receive layout.
+void in_place_layout(Case& c) {
+  if (c.in_place && c.kind == Kind::alltoallv) {
+    c.scounts = c.counts;
+    c.sdispls = c.displs;
+  }
+}
+
+std::vector<char> initial_out(Case& c) {
+  std::vector<char> out = c.recv;
+  stage_in_place(c, out);
+  if (c.kind == Kind::bcast && c.me == c.root) std::memcpy(out.data(), c.send.data(), std::min(out.size(), c.send.size()));
+  return out;
+}
+
+void compute_reference(Case& c) {
+  c.expect = initial_out(c);
+  if (call(c, Form::reference, c.expect, nullptr) != MPI_SUCCESS) fail(c.label + ": the native reference failed");
+}
+
+bool compare(const Case& c, const std::vector<char>& got, const std::string& how) {
+  ++checks;
+  if (c.kind == Kind::exscan && c.me == 0) return true;  // undefined on rank 0
+  if (c.kind == Kind::barrier) return true;
+  // Reductions of doubles: max is exact. Everything else is exact too.
+  size_t n = got.size();
+  if (c.kind == Kind::reduce && c.me != c.root) return true;  // the receive buffer is not significant
+  // In place, a reduce-scatter's result is the start of the buffer; MPI
+  // leaves the rest to the implementation.
+  if (c.in_place && (c.kind == Kind::reduce_scatter || c.kind == Kind::reduce_scatter_block))
+    n = std::min(n, c.recv_elems() * c.extent);
+  if (got.size() == c.expect.size() && std::memcmp(got.data(), c.expect.data(), n) == 0) return true;
+  if (got.size() != c.expect.size() || std::memcmp(got.data(), c.expect.data(), n) != 0) {
+    size_t first = 0;
+    while (first < std::min(got.size(), c.expect.size()) && got[first] == c.expect[first]) ++first;
+    size_t last = std::min(got.size(), c.expect.size()), ndiff = 0;
+    for (size_t i = first; i < last; ++i) ndiff += got[i] != c.expect[i];
+    char detail[160];
+    std::snprintf(detail, sizeof detail, " (%zu bytes differ; got %02x, want %02x)", ndiff,
+                  first < got.size() ? unsigned(uint8_t(got[first])) : 0u,
+                  first < c.expect.size() ? unsigned(uint8_t(c.expect[first])) : 0u);
+    fail(c.label + " " + how + ": differs from the native result at byte " + std::to_string(first) + " of " +
+         std::to_string(got.size()) + detail);
+    return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- completion
+
+// The application's own traffic in the arrays: a ring exchange on world.
+struct Ring {
+  int out = 0, in = -1;
+  MPI_Request r[2];
+  void post(int tag) {
+    out = world_rank * 1000 + tag;
+    in = -1;
+    MPI_Irecv(&in, 1, MPI_INT, (world_rank + world_size - 1) % world_size, tag, MPI_COMM_WORLD, &r[0]);
+    MPI_Isend(&out, 1, MPI_INT, (world_rank + 1) % world_size, tag, MPI_COMM_WORLD, &r[1]);
+  }
+  void check(int tag) {
+    ++checks;
+    const int want = ((world_rank + world_size - 1) % world_size) * 1000 + tag;
+    if (in != want) fail("the application's own message next to the collectives: got " + std::to_string(in));
+  }
+};
+
+// Completes every request of `reqs` with `variant` (0..7), in an order of
+// this rank's own.
+void complete_all(std::vector<MPI_Request>& reqs, int variant, std::mt19937& rng) {
+  const int n = int(reqs.size());
+  std::vector<int> order(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) order[size_t(i)] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  auto all_null = [&] {
+    for (auto r : reqs)
+      if (r != MPI_REQUEST_NULL) return false;
+    return true;
+  };
+  long guard = 0;
+  switch (variant) {
+    case 0:  // MPI_Wait, one at a time
+      for (int i : order) {
+        MPI_Status s;
+        if (MPI_Wait(&reqs[size_t(i)], &s) != MPI_SUCCESS) fail("MPI_Wait");
+      }
+      break;
+    case 1: {  // MPI_Waitall
+      std::vector<MPI_Status> st(reqs.size());
+      if (MPI_Waitall(n, reqs.data(), st.data()) != MPI_SUCCESS) fail("MPI_Waitall");
+      break;
+    }
+    case 2:  // MPI_Waitany until none is left
+      for (;;) {
+        int idx = 0;
+        MPI_Status s;
+        if (MPI_Waitany(n, reqs.data(), &idx, &s) != MPI_SUCCESS) fail("MPI_Waitany");
+        if (idx == MPI_UNDEFINED) break;
+        if (reqs[size_t(idx)] != MPI_REQUEST_NULL) fail("MPI_Waitany left the request it completed");
+      }
+      break;
+    case 3:  // MPI_Waitsome
+      for (;;) {
+        int out = 0;
+        std::vector<int> idx(reqs.size());
+        if (MPI_Waitsome(n, reqs.data(), &out, idx.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS) fail("MPI_Waitsome");
+        if (out == MPI_UNDEFINED) break;
+        if (out == 0) fail("MPI_Waitsome completed nothing");
+      }
+      break;
+    case 4:  // MPI_Test, polling in this rank's order
+      while (!all_null() && ++guard < 100000000)
+        for (int i : order) {
+          int flag = 0;
+          if (MPI_Test(&reqs[size_t(i)], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) fail("MPI_Test");
+        }
+      break;
+    case 5:  // MPI_Testall
+      for (int flag = 0; !flag && ++guard < 100000000;)
+        if (MPI_Testall(n, reqs.data(), &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS) fail("MPI_Testall");
+      if (!all_null()) fail("MPI_Testall said done with requests left");
+      break;
+    case 6:  // MPI_Testany
+      for (;;) {
+        int idx = 0, flag = 0;
+        if (MPI_Testany(n, reqs.data(), &idx, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) fail("MPI_Testany");
+        if (flag && idx == MPI_UNDEFINED) break;
+        if (++guard > 100000000) break;
+      }
+      break;
+    default: {  // MPI_Testsome
+      std::vector<int> idx(reqs.size());
+      for (;;) {
+        int out = 0;
+        if (MPI_Testsome(n, reqs.data(), &out, idx.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS) fail("MPI_Testsome");
+        if (out == MPI_UNDEFINED) break;
+        if (++guard > 100000000) break;
+      }
+    }
+  }
+  if (!all_null()) fail("requests left after completion variant " + std::to_string(variant));
+}
+
+const Kind kAll[] = {Kind::bcast, Kind::reduce, Kind::allreduce, Kind::gather, Kind::gatherv, Kind::scatter,
+                     Kind::scatterv, Kind::allgather, Kind::allgatherv, Kind::reduce_scatter_block,
+                     Kind::reduce_scatter, Kind::alltoall, Kind::alltoallv, Kind::barrier, Kind::scan, Kind::exscan};
+
+Type type_for(Kind k, int pick) {
+  if (is_reduction(k)) {
+    const Type t[] = {Type::int_sum, Type::double_max, Type::twoint_maxloc, Type::user_op};
+    return t[pick % 4];
+  }
+  return pick % 2 ? Type::gapped : Type::int_sum;
+}
+
+bool hetcoll_runs(const Case& c) { return c.type != Type::user_op; }
+
+struct Comms {
+  std::vector<MPI_Comm> list;  // world, dup of world, my half, world reversed
+};
+
+Comms make_comms() {
+  Comms c;
+  c.list.push_back(MPI_COMM_WORLD);
+  MPI_Comm d, h, r;
+  MPI_Comm_dup(MPI_COMM_WORLD, &d);
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &h);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, world_size - world_rank, &r);
+  c.list.push_back(d);
+  c.list.push_back(h);
+  c.list.push_back(r);
+  return c;
+}
+
+// ---------------------------------------------------------------- sections
+
+// Every collective × sizes × in place × types × roots × communicators, one at a time.
+void matrix(const Comms& comms, std::mt19937& rng, bool quick) {
+  const int sizes[] = {0, 1, 3, 1000, 16411};
+  uint64_t seed = 1;
+  for (Kind k : kAll)
+    for (int count : sizes)
+      for (int pick = 0; pick < (is_reduction(k) ? 4 : 2); ++pick)
+        for (bool ip : {false, true}) {
+          if (ip && !in_place_allowed(k)) continue;
+          if (ip && type_for(k, pick) == Type::gapped && (k == Kind::alltoall || k == Kind::alltoallv)) continue;
+          MPI_Comm comm = comms.list[size_t(seed % comms.list.size())];
+          int p = 0;
+          MPI_Comm_size(comm, &p);
+          const int root = int(seed % uint64_t(p));
+          if (quick && count > 1000) continue;
+          Case c = make_case(k, comm, root, count, type_for(k, pick), ip, ++seed);
+          in_place_layout(c);
+          if (std::getenv("NB_VERBOSE") && world_rank == 0) std::fprintf(stderr, "%s\n", c.label.c_str());
+          compute_reference(c);
+          std::vector<char> out = initial_out(c);
+          MPI_Request req = MPI_REQUEST_NULL;
+          if (call(c, Form::nonblocking, out, &req) != MPI_SUCCESS) fail(c.label + ": MPI_I… failed");
+          if (hetcoll_runs(c)) {
+            char algo[256] = {0};
+            hetcoll_last_algorithm(c.comm, algo, sizeof algo);
+            if (algo[0]) ++hetcoll_ran;
+          }
+          std::vector<MPI_Request> one{req};
+          complete_all(one, int(rng() % 8), rng);
+          compare(c, out, "non-blocking");
+        }
+  // 4 MiB: the large end, on world.
+  for (Kind k : {Kind::allreduce, Kind::bcast, Kind::reduce_scatter_block, Kind::allgather}) {
+    const int count = k == Kind::allgather || k == Kind::reduce_scatter_block ? (1 << 20) / world_size : 1 << 20;
+    Case c = make_case(k, MPI_COMM_WORLD, 0, count, Type::int_sum, false, ++seed);
+    compute_reference(c);
+    std::vector<char> out = initial_out(c);
+    MPI_Request req;
+    call(c, Form::nonblocking, out, &req);
+    std::vector<MPI_Request> one{req};
+    complete_all(one, int(rng() % 8), rng);
+    compare(c, out, "non-blocking 4 MiB");
+  }
+}
+
+// Up to 8 outstanding collectives of mixed kinds on overlapping
+// communicators, with point-to-point requests in the same arrays.
+void batches(const Comms& comms, std::mt19937& rng, int rounds) {
+  std::mt19937 shared(12345);  // the same on every rank: the same collectives in the same order
+  for (int round = 0; round < rounds; ++round) {
+    const int n = 1 + int(shared() % 8);
+    std::vector<std::unique_ptr<Case>> cases;
+    std::vector<std::vector<char>> outs;
+    for (int i = 0; i < n; ++i) {
+      const Kind k = kAll[shared() % 16];
+      const int count = int(shared() % 3 == 0 ? shared() % 20000 : shared() % 64);
+      const int pick = int(shared() % 4);
+      bool ip = in_place_allowed(k) && shared() % 3 == 0;
+      const Type t = type_for(k, pick);
+      if (t == Type::gapped && (k == Kind::alltoall || k == Kind::alltoallv)) ip = false;
+      MPI_Comm comm = comms.list[shared() % comms.list.size()];
+      const int root = int(shared() % 64);
+      auto c = std::make_unique<Case>(make_case(k, comm, root, count, t, ip, uint64_t(round) * 100 + uint64_t(i)));
+      in_place_layout(*c);
+      compute_reference(*c);
+      cases.push_back(std::move(c));
+    }
+    for (auto& c : cases) outs.push_back(initial_out(*c));
+    std::vector<MPI_Request> reqs;
+    Ring ring;
+    const bool with_ring = shared() % 2;
+    const int variant = int(rng() % 8);  // each rank its own way to complete
+    for (int i = 0; i < n; ++i) {
+      MPI_Request r;
+      if (call(*cases[size_t(i)], Form::nonblocking, outs[size_t(i)], &r) != MPI_SUCCESS)
+        fail(cases[size_t(i)]->label + ": MPI_I… failed");
+      reqs.push_back(r);
+      if (with_ring && i == n / 2) {
+        ring.post(round % 1000);
+        reqs.push_back(ring.r[0]);
+        reqs.push_back(ring.r[1]);
+      }
+    }
+    complete_all(reqs, variant, rng);
+    for (int i = 0; i < n; ++i) compare(*cases[size_t(i)], outs[size_t(i)], "in a batch (variant " + std::to_string(variant) + ")");
+    if (with_ring) ring.check(round % 1000);
+  }
+}
+
+void persistent(const Comms& comms, std::mt19937& rng) {
+#if HAVE_PERSISTENT
+  std::mt19937 shared(777);
+  for (int round = 0; round < 12; ++round) {
+    const int n = 1 + int(shared() % 6);
+    std::vector<std::unique_ptr<Case>> cases;
+    std::vector<std::vector<char>> outs;
+    std::vector<MPI_Request> reqs;
+    for (int i = 0; i < n; ++i) {
+      const Kind k = kAll[shared() % 16];
+      const int count = int(shared() % 2000);
+      const Type t = type_for(k, int(shared() % 4));
+      bool ip = in_place_allowed(k) && shared() % 3 == 0;
+      if (t == Type::gapped && (k == Kind::alltoall || k == Kind::alltoallv)) ip = false;
+      MPI_Comm comm = comms.list[shared() % comms.list.size()];
+      auto c = std::make_unique<Case>(make_case(k, comm, int(shared() % 64), count, t, ip, uint64_t(round)));
+      in_place_layout(*c);
+      outs.push_back(initial_out(*c));  // fixed: the persistent request keeps its address
+      cases.push_back(std::move(c));
+    }
+    for (int i = 0; i < n; ++i) {
+      MPI_Request r;
+      if (call(*cases[size_t(i)], Form::persistent, outs[size_t(i)], &r) != MPI_SUCCESS)
+        fail(cases[size_t(i)]->label + ": persistent init failed");
+      reqs.push_back(r);
+    }
+    for (int start = 0; start < 4; ++start) {
+      // New data in the same buffers, the reference, then the start.
+      for (int i = 0; i < n; ++i) {
+        Case& c = *cases[size_t(i)];
+        fill_values(c.send.data(), c.send_elems(), c, uint64_t(round * 10 + start + 1000));
+        fill_values(c.recv.data(), c.recv_elems(), c, uint64_t(round * 10 + start + 2000));
+        compute_reference(c);
+        std::vector<char> init = initial_out(c);
+        if (init.size() != outs[size_t(i)].size()) fail(c.label + ": the test's buffer changed size");
+        std::memcpy(outs[size_t(i)].data(), init.data(), std::min(init.size(), outs[size_t(i)].size()));
+      }
+      if (start % 2 == 0) {
+        if (MPI_Startall(n, reqs.data()) != MPI_SUCCESS) fail("MPI_Startall");
+      } else {
+        for (auto& r : reqs)
+          if (MPI_Start(&r) != MPI_SUCCESS) fail("MPI_Start");
+      }
+      std::vector<MPI_Request> copy = reqs;
+      // Persistent requests stay allocated: complete with a variant, then the handles are the same.
+      int variant = int(rng() % 4);
+      if (const char* v = std::getenv("NB_VARIANT")) variant = std::atoi(v);
+      if (variant == 0) {
+        for (auto& r : copy) MPI_Wait(&r, MPI_STATUS_IGNORE);
+      } else if (variant == 1) {
+        MPI_Waitall(n, copy.data(), MPI_STATUSES_IGNORE);
+      } else if (variant == 2) {
+        for (int flag = 0; !flag;) MPI_Testall(n, copy.data(), &flag, MPI_STATUSES_IGNORE);
+      } else {
+        for (int left = n; left > 0;) {
+          int idx;
+          MPI_Waitany(n, copy.data(), &idx, MPI_STATUS_IGNORE);
+          if (idx == MPI_UNDEFINED) break;
+          --left;
+        }
+      }
+      for (int i = 0; i < n; ++i) {
+        if (copy[size_t(i)] != reqs[size_t(i)]) fail("a persistent request's handle changed when it completed");
+        compare(*cases[size_t(i)], outs[size_t(i)],
+                "persistent start " + std::to_string(start) + " (completion " + std::to_string(variant) + ")");
+      }
+      // Inactive now: a wait returns at once.
+      MPI_Status s;
+      if (MPI_Wait(&copy[0], &s) != MPI_SUCCESS) fail("MPI_Wait on an inactive persistent request");
+    }
+    for (auto& r : reqs) {
+      if (MPI_Request_free(&r) != MPI_SUCCESS) fail("MPI_Request_free");
+      if (r != MPI_REQUEST_NULL) fail("MPI_Request_free left the handle");
+    }
+  }
+#else
+  (void)comms;
+  (void)rng;
+  if (world_rank == 0) std::printf("persistent: SKIPPED (this MPI has no persistent collectives)\n");
+#endif
+}
+
+// Progress while the application blocks elsewhere: the even ranks start a
+// collective and block in a call that needs an odd rank to have completed
+// it first.
+void progress(const Comms& comms) {
+  if (world_size < 2) return;
+  MPI_Comm half = comms.list[2];
+  int level = 0;
+  MPI_Query_thread(&level);
+  for (int scenario = 0; scenario < 5; ++scenario) {
+    // A blocking collective hetcoll leaves to the native library cannot
+    // advance hetcoll's collectives itself: the progress thread does,
+    // which needs MPI_THREAD_MULTIPLE (progress.hpp).
+    if (scenario == 3 && level < MPI_THREAD_MULTIPLE) {
+      if (world_rank == 0) std::printf("progress: a native blocking collective meanwhile: SKIPPED (no MPI_THREAD_MULTIPLE)\n");
+      continue;
+    }
+    for (int count : {1, 100000}) {
+      std::vector<int> in(size_t(count), world_rank + 1), out(size_t(count), 0);
+      MPI_Request r;
+      MPI_Iallreduce(in.data(), out.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+      const int partner = world_rank ^ 1;
+      int token = 7;
+      const bool even = world_rank % 2 == 0;
+      if (partner < world_size) {
+        if (even) {  // blocks first, completes later
+          switch (scenario) {
+            case 0: MPI_Recv(&token, 1, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE); break;
+            case 1: {
+              MPI_Status s;
+              MPI_Probe(partner, 99, MPI_COMM_WORLD, &s);
+              MPI_Recv(&token, 1, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+              break;
+            }
+            case 2: MPI_Sendrecv(&token, 1, MPI_INT, partner, 98, &token, 1, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE); break;
+            case 3: {  // a declined (user-op) blocking collective on another communicator
+              int v = 1, sum = 0;
+              MPI_Allreduce(&v, &sum, 1, MPI_INT, g_user_op, half);
+              MPI_Recv(&token, 1, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+              break;
+            }
+            default: {  // a hetcoll blocking collective on another communicator
+              int v = 1, sum = 0;
+              MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, half);
+              MPI_Recv(&token, 1, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+              break;
+            }
+          }
+          MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else {  // completes first, then sends
+          MPI_Wait(&r, MPI_STATUS_IGNORE);
+          if (scenario == 2) {
+            MPI_Sendrecv(&token, 1, MPI_INT, partner, 99, &token, 1, MPI_INT, partner, 98, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          } else {
+            if (scenario >= 3) {
+              int v = 1, sum = 0;
+              MPI_Allreduce(&v, &sum, 1, MPI_INT, scenario == 3 ? g_user_op : MPI_SUM, half);
+            }
+            MPI_Send(&token, 1, MPI_INT, partner, 99, MPI_COMM_WORLD);
+          }
+        }
+      } else {
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        if (scenario >= 3) {
+          int v = 1, sum = 0;
+          MPI_Allreduce(&v, &sum, 1, MPI_INT, scenario == 3 ? g_user_op : MPI_SUM, half);
+        }
+      }
+      ++checks;
+      const int want = world_size * (world_size + 1) / 2;
+      if (out[0] != want || out[size_t(count) - 1] != want)
+        fail("progress scenario " + std::to_string(scenario) + ": wrong sum " + std::to_string(out[0]));
+    }
+  }
+}
+
+void threads(std::mt19937&) {
+  int level = 0;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_MULTIPLE) {
+    if (world_rank == 0) std::printf("threads: SKIPPED (MPI_THREAD_MULTIPLE not provided)\n");
+    return;
+  }
+  MPI_Comm c[2];
+  MPI_Comm_dup(MPI_COMM_WORLD, &c[0]);
+  MPI_Comm_dup(MPI_COMM_WORLD, &c[1]);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 2; ++t)
+    ts.emplace_back([&, t] {
+      std::mt19937 rng(uint32_t(world_rank * 31 + t));
+      for (int round = 0; round < 30; ++round) {
+        std::vector<std::unique_ptr<Case>> cases;
+        std::vector<std::vector<char>> outs;
+        std::vector<MPI_Request> reqs;
+        for (int i = 0; i < 3; ++i) {
+          const Kind k = kAll[(round * 3 + i + t * 5) % 16];
+          auto cs = std::make_unique<Case>(make_case(k, c[t], round, 10 + round * 37, type_for(k, round), false, uint64_t(round * 7 + i)));
+          compute_reference(*cs);
+          outs.push_back(initial_out(*cs));
+          cases.push_back(std::move(cs));
+        }
+        for (int i = 0; i < 3; ++i) {
+          MPI_Request r;
+          call(*cases[size_t(i)], Form::nonblocking, outs[size_t(i)], &r);
+          reqs.push_back(r);
+        }
+        complete_all(reqs, int(rng() % 8), rng);
+        for (int i = 0; i < 3; ++i) compare(*cases[size_t(i)], outs[size_t(i)], "thread " + std::to_string(t));
+      }
+    });
+  for (auto& th : ts) th.join();
+  MPI_Comm_free(&c[0]);
+  MPI_Comm_free(&c[1]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> sections;
+  uint32_t seed = 1;
+  bool quick = false, want_threads = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--seed" && i + 1 < argc) seed = uint32_t(std::atoi(argv[++i]));
+    else if (a == "--quick") quick = true;
+    else if (a == "--multiple") want_threads = true;
+    else sections.push_back(a);
+  }
+  if (sections.empty()) sections = {"matrix", "batches", "persistent", "progress"};
+  for (auto& s : sections) want_threads |= s == "threads";
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, want_threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  MPI_Op_create(user_sum, 1, &g_user_op);
+  MPI_Datatype v;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &v);
+  MPI_Type_create_resized(v, 0, 12, &g_gapped);
+  MPI_Type_commit(&g_gapped);
+  MPI_Type_free(&v);
+  std::mt19937 rng(seed * 7919 + uint32_t(world_rank));
+  Comms comms = make_comms();
+  for (const std::string& s : sections) {
+    const long before = failures.load();
+    if (s == "matrix") matrix(comms, rng, quick);
+    else if (s == "batches") batches(comms, rng, quick ? 40 : 200);
+    else if (s == "persistent") persistent(comms, rng);
+    else if (s == "progress") progress(comms);
+    else if (s == "threads") threads(rng);
+    else {
+      if (world_rank == 0) std::fprintf(stderr, "unknown section %s\n", s.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (world_rank == 0) std::printf("%s: %s\n", s.c_str(), failures.load() == before ? "ok" : "FAILED");
+  }
+  long total[3] = {failures.load(), checks.load(), hetcoll_ran.load()}, sum[3];
+  PMPI_Allreduce(total, sum, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (world_rank == 0)
+    std::printf("%ld checks, %ld failures; hetcoll ran %ld of the non-blocking calls it could\n", sum[1], sum[0], sum[2]);
+  for (size_t i = 1; i < comms.list.size(); ++i) MPI_Comm_free(&comms.list[i]);
+  MPI_Type_free(&g_gapped);
+  MPI_Op_free(&g_user_op);
+  MPI_Finalize();
+  return sum[0] == 0 ? 0 : 1;
+}
