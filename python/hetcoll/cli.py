@@ -727,6 +727,12 @@ def cmd_bench(args) -> int:
         bench_args += ["--algorithms", args.algorithms]
     if args.no_native:
         bench_args.append("--no-native")
+    if args.overlap:
+        bench_args.append("--overlap")
+        if args.test_every:
+            bench_args += ["--test-every", str(args.test_every)]
+    elif args.test_every:
+        raise CliError("--test-every applies to --overlap only")
     for flag, out in (("-o", args.output), ("--csv", args.csv)):
         if out:
             try:
@@ -994,6 +1000,14 @@ def _workflow_commands(sub) -> None:
                     "is not known to within 5 %% (its distribution-free 95 %% confidence interval)")
     be.add_argument("--target-ms", type=float, default=5.0, help="time per measurement (default 5 ms)")
     be.add_argument("--no-native", action="store_true")
+    be.add_argument("--overlap", action="store_true",
+                    help="the non-blocking collectives (MPI_I...), OSU's method: the call alone, a compute loop "
+                    "alone, both overlapped, and overlap %% = 1 - (overlapped - compute) / call; hetcoll against "
+                    "native, the same compute for both (HETCOLL_PROGRESS_THREAD=1 in the environment: with the "
+                    "progress thread)")
+    be.add_argument("--test-every", type=float, metavar="US",
+                    help="with --overlap: the compute loop calls MPI_Test every US microseconds (default: never, "
+                    "as OSU)")
     be.add_argument("--dry-run", action="store_true", help="print the mpirun command")
     be.set_defaults(func=cmd_bench, mpirun_args=[])
 

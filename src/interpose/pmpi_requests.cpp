@@ -150,6 +150,9 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
                       status);
 }
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+#ifdef HETCOLL_SMPI  // a polling loop advances no simulated time there: SimGrid's blocking probe
+  return PMPI_Probe(source, tag, comm, status);
+#endif
   if (!collectives_in_flight()) return PMPI_Probe(source, tag, comm, status);
   return probe_loop([&](int* flag) { return PMPI_Iprobe(source, tag, comm, flag, status); });
 }

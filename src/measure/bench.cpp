@@ -74,6 +74,10 @@ struct Options {
   int max_repeats = 0;  // 0: repeats
   double target = 5e-3;  // s per measurement
   bool native = true, progress = true;
+  // --overlap: the non-blocking forms, OSU's overlap method (run_overlap);
+  // --test-every: the compute loop calls MPI_Test this often (0: never, as OSU).
+  bool overlap = false;
+  double test_every = 0;  // s
 };
 
 uint64_t parse_bytes(const std::string& v, const std::string& what) { return program::parse_size(v, what); }
@@ -98,12 +102,19 @@ Options parse_args(int argc, char** argv) {
     } else if (a == "--target-ms") {
       o.target = program::parse_real(w.value(), "--target-ms", 0.1, 10000, "0.1 to 10000") * 1e-3;
     } else if (a == "--no-native") o.native = false;
+    else if (a == "--overlap") o.overlap = true;
+    else if (a == "--test-every") {
+      o.test_every = program::parse_real(w.value(), "--test-every", 0, 1e6, "0 to 1e6 (us)") * 1e-6;
+    }
     else if (a == "--no-progress") o.progress = false;
     else if (a == "-h" || a == "--help") {
       if (g_rank == 0)
         std::printf("usage: hetcoll-bench [-o OUT.json] [--csv OUT.csv] [--ops LIST] [--sizes 1k,64k,1M | --min 8 --max 1M]\n"
                     "                     [--algorithms A,B,...] [--repeats 7] [--max-repeats N] [--target-ms 5]\n"
                     "                     [--model SPEC|PROFILE] [--no-native] [--no-progress]\n"
+                    "                     [--overlap [--test-every US]]\n"
+                    "--overlap: the non-blocking forms, OSU's method: the call alone, a compute loop alone, both\n"
+                    "overlapped; overlap = 1 - (overlapped - compute) / call (--test-every: MPI_Test in the loop)\n"
                     "--max-repeats: beyond --repeats, repeat a row (up to N, within 20 s) while some variant's\n"
                     "median is not known to within 5 %% (its distribution-free 95 %% confidence interval)\n"
                     "--check: check the arguments and the output files, run nothing\n");
@@ -480,6 +491,168 @@ int write_results(const Options& opt, const Machine& mc, const std::vector<Row>&
   return rc;
 }
 
+// ------------------------------------------------------------------ --overlap
+
+// A compute loop of `seconds` (a dependent floating-point chain, the clock
+// read every 256 steps), calling MPI_Test on `req` every `test_every`
+// seconds when that is not 0 — what an application computing beside a
+// non-blocking collective does.
+volatile double g_compute_sink = 0;  // keeps the loop's arithmetic
+
+double compute_for(double seconds, MPI_Request* req, double test_every) {
+  double x = 1.0;
+  const double t0 = MPI_Wtime();
+  double next_test = t0 + test_every;
+  for (;;) {
+    for (int i = 0; i < 256; ++i) x = x * 1.0000001 + 1e-9;
+    const double now = MPI_Wtime();
+    if (now - t0 >= seconds) break;
+    if (test_every > 0 && req && now >= next_test) {
+      int flag = 0;
+      MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+      next_test = now + test_every;
+    }
+  }
+  g_compute_sink = x;
+  return x;
+}
+
+struct OverlapRow {
+  std::string op, variant, algorithm;
+  uint64_t bytes = 0;
+  std::vector<double> call, compute, overlapped;  // s, per repeat (the slowest rank)
+};
+
+// OSU's method (osu_iallreduce and the others): for each non-blocking
+// collective, size and variant (hetcoll's MPI_I<coll>, the native
+// PMPI_I<coll>), the mean time of the call and its wait alone, of a
+// compute loop alone, and of the call, the compute loop and the wait —
+// every iteration timed on its own between barriers, the slowest rank,
+// the median over repeats. The compute loop lasts as long as the slower
+// variant's call, so that every variant overlaps the same work; overlap =
+// 1 - (overlapped - compute) / call, within 0 and 1.
+std::vector<OverlapRow> run_overlap(const Options& opt) {
+  std::vector<OverlapRow> rows;
+  uint64_t largest = 8;
+  for (uint64_t x : opt.sizes) largest = std::max(largest, x);
+  std::vector<char> a(size_t(largest) * size_t(g_size) + 64, 1), b(a.size(), 2);
+  size_t steps = 0, step = 0;
+  for (const std::string& op : opt.ops) steps += op == "barrier" ? 1 : opt.sizes.size();
+  for (const std::string& op : opt.ops)
+    for (uint64_t bytes : opt.sizes) {
+      if (op == "barrier" && bytes != opt.sizes.front()) break;
+      const int n = op == "barrier" ? 0 : int(bytes / 8);
+      hetcoll::bench::NonBlockingCall f = hetcoll::bench::nonblocking_call(op, n, a, b);
+      std::vector<OverlapRow> vr(opt.native ? 2 : 1);
+      for (size_t v = 0; v < vr.size(); ++v) {
+        vr[v].op = op;
+        vr[v].bytes = op == "barrier" ? 0 : bytes;
+        vr[v].variant = v == 0 ? "hetcoll" : "native";
+      }
+      auto call = [&](bool native) {
+        MPI_Request r;
+        f(native, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      };
+      call(false);  // hetcoll plans outside the timing
+      char ran[256] = {0};
+      hetcoll_last_algorithm(MPI_COMM_WORLD, ran, sizeof ran);
+      vr[0].algorithm = ran[0] ? ran : "native";
+      if (opt.native) {
+        vr[1].algorithm = "native";
+        call(true);
+      }
+      const int iters = fig2::iterations_for([&] { call(opt.native); }, opt.target);
+      for (int rep = 0; rep < opt.repeats; ++rep) {
+        std::vector<double> t_call(vr.size());
+        for (size_t j = 0; j < vr.size(); ++j) {
+          const size_t v = (j + size_t(rep)) % vr.size();
+          t_call[v] = fig2::timed_alone([&] { call(v == 1); }, iters);
+        }
+        double compute = *std::max_element(t_call.begin(), t_call.end());
+        PMPI_Bcast(&compute, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        const double t_comp = fig2::timed_alone([&] { compute_for(compute, nullptr, 0); }, iters);
+        for (size_t j = 0; j < vr.size(); ++j) {
+          const size_t v = (j + size_t(rep)) % vr.size();
+          const double t_ovl = fig2::timed_alone(
+              [&] {
+                MPI_Request r;
+                f(v == 1, &r);
+                compute_for(compute, &r, opt.test_every);
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
+              },
+              iters);
+          vr[v].call.push_back(t_call[v]);
+          vr[v].compute.push_back(t_comp);
+          vr[v].overlapped.push_back(t_ovl);
+        }
+      }
+      ++step;
+      if (opt.progress && g_rank == 0) {
+        std::string what = op + " " + std::to_string(vr[0].bytes) + " B:";
+        for (const OverlapRow& r : vr) {
+          const double c = fig2::summarize(r.call).median, o = fig2::summarize(r.overlapped).median,
+                       k = fig2::summarize(r.compute).median;
+          what += " " + r.variant + " " + num(o * 1e6) + " us overlapped (" +
+                  num(100 * std::clamp(1 - (o - k) / std::max(c, 1e-12), 0.0, 1.0)) + " %)";
+        }
+        progress_line(step, steps, what);
+      }
+      for (OverlapRow& r : vr) rows.push_back(std::move(r));
+    }
+  return rows;
+}
+
+int write_overlap(const Options& opt, const std::vector<OverlapRow>& rows, double start) {
+  char date[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const char* thread = std::getenv("HETCOLL_PROGRESS_THREAD");
+  std::ostringstream js, csv;
+  js << "{\n \"tool\": " << json_str(std::string("hetcoll-bench ") + hetcoll_version()) << ",\n \"created\": \"" << date
+     << "\",\n \"ranks\": " << g_size << ",\n \"mode\": \"overlap\",\n \"progress_thread\": "
+     << json_str(thread ? thread : setting_default("HETCOLL_PROGRESS_THREAD"))
+     << ",\n \"test_every_s\": " << num(opt.test_every)
+     << ",\n \"procedure\": \"OSU Micro-Benchmarks' non-blocking method: each iteration timed alone between "
+        "barriers (the slowest rank's mean), the call and its wait alone, a compute loop alone (as long as the "
+        "slower variant's call), the call, the loop and the wait; median over repeats; overlap = 1 - "
+        "(overlapped - compute) / call, within 0 and 1\",\n \"repeats\": "
+     << opt.repeats << ",\n \"rows\": [";
+  csv << "op,bytes,variant,algorithm,call_us,compute_us,overlapped_us,overlap_percent\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const OverlapRow& r = rows[i];
+    const double c = fig2::summarize(r.call).median, k = fig2::summarize(r.compute).median,
+                 o = fig2::summarize(r.overlapped).median;
+    const double ov = std::clamp(1 - (o - k) / std::max(c, 1e-12), 0.0, 1.0);
+    js << (i ? ",\n" : "\n") << "  {\"op\": " << json_str(r.op) << ", \"bytes\": " << r.bytes
+       << ", \"variant\": " << json_str(r.variant) << ", \"algorithm\": " << json_str(r.algorithm)
+       << ", \"call_s\": " << num(c) << ", \"compute_s\": " << num(k) << ", \"overlapped_s\": " << num(o)
+       << ", \"overlap\": " << num(ov) << ", \"overlapped_times_s\": [";
+    for (size_t j = 0; j < r.overlapped.size(); ++j) js << (j ? ", " : "") << num(r.overlapped[j]);
+    js << "]}";
+    csv << r.op << ',' << r.bytes << ',' << r.variant << ',' << r.algorithm << ',' << num(c * 1e6) << ','
+        << num(k * 1e6) << ',' << num(o * 1e6) << ',' << num(100 * ov) << '\n';
+  }
+  js << "\n ]\n}\n";
+  int rc = 0;
+  auto write = [&](const std::string& path, const std::string& text) {
+    if (path.empty() || path == "-") {
+      std::fputs(text.c_str(), stdout);
+      return true;
+    }
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    return bool(out);
+  };
+  if (!write(opt.out, js.str())) rc = 1;
+  if (!opt.csv.empty() && !write(opt.csv, csv.str())) rc = 1;
+  if (rc) std::fprintf(stderr, "hetcoll-bench: cannot write the results\n");
+  else if (!opt.out.empty() && opt.out != "-")
+    std::fprintf(stderr, "hetcoll-bench: %zu overlap rows, %d ranks, %.1f s; wrote %s\n", rows.size(), g_size,
+                 MPI_Wtime() - start, opt.out.c_str());
+  return rc;
+}
+
 int main(int argc, char** argv) {
   program::name() = "hetcoll-bench";
   if (program::checking(argc, argv)) {
@@ -499,6 +672,13 @@ int main(int argc, char** argv) {
   const Options opt = parse_args(argc, argv);
   const double start = MPI_Wtime();
 
+  if (opt.overlap) {
+    const std::vector<OverlapRow> rows = run_overlap(opt);
+    int rc = g_rank == 0 ? write_overlap(opt, rows, start) : 0;
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return rc;
+  }
   const Machine mc = machine_of(opt);
 
   uint64_t largest = 8;

@@ -380,6 +380,11 @@ struct Ring {
 // Completes every request of `reqs` with `variant` (0..7), in an order of
 // this rank's own.
 void complete_all(std::vector<MPI_Request>& reqs, int variant, std::mt19937& rng) {
+#ifdef SMPI_H
+  // SimGrid: a loop of MPI_Test* advances no simulated time (smpi/test:0),
+  // so nothing it waits for ever arrives: the waits only.
+  variant %= 4;
+#endif
   const int n = int(reqs.size());
   std::vector<int> order(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) order[size_t(i)] = i;
@@ -622,6 +627,12 @@ void persistent(const Comms& comms, std::mt19937& rng) {
       // Persistent requests stay allocated: complete with a variant, then the handles are the same.
       int variant = int(rng() % 4);
       if (const char* v = std::getenv("NB_VARIANT")) variant = std::atoi(v);
+#ifdef MPICH_VERSION
+      // MPICH 4.0.2's MPI_Waitany returns a persistent collective request
+      // again after it completed (inactive), with HETCOLL_DISABLE=1 too:
+      // the loop below would stop early. Not with MPICH.
+      if (variant == 3) variant = 1;
+#endif
       if (variant == 0) {
         for (auto& r : copy) MPI_Wait(&r, MPI_STATUS_IGNORE);
       } else if (variant == 1) {
@@ -686,7 +697,9 @@ void progress(const Comms& comms) {
             case 0: MPI_Recv(&token, 1, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE); break;
             case 1: {
               MPI_Status s;
+#ifndef SMPI_H  // hetcoll's MPI_Probe polls, which advances no simulated time: SimGrid's own, blocking
               MPI_Probe(partner, 99, MPI_COMM_WORLD, &s);
+#endif
               MPI_Recv(&token, 1, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
               break;
             }

@@ -75,6 +75,8 @@ def test_corpus_profiles_through_the_cli(corpus, run_cli):
     (["bench", "--np", "2", "--min", "1M", "--max", "1k"], "--min is above --max"),
     (["bench", "--np", "2", "-o", "/tmp"], "is a directory"),
     (["bench", "--np", "2", "-o", "/etc/hostname/x.json"], "cannot make its directory"),
+    (["bench", "--np", "2", "--test-every", "10"], "--test-every applies to --overlap only"),
+    (["bench", "--np", "2", "--overlap", "--test-every", "-5"], "--test-every"),
     (["probe", "--np", "2", "--large", "64G"], "--large"),
     (["probe", "--np", "2", "--large", "0"], "--large"),
     (["probe", "--np", "2", "-o", "/tmp"], "is a directory"),

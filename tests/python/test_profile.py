@@ -439,3 +439,27 @@ def test_the_probes_sharing_is_shown_checked_and_priced(tmp_path, run_cli):
                  run_cli)
     _refused({**doc, "sharing": {k: v for k, v in sharing.items() if k != "far_alone"}}, "far_alone", schema, tmp_path,
              run_cli)
+
+
+def test_bench_overlap_times_every_nonblocking_collective(tmp_path):
+    # --overlap: OSU's method for the non-blocking forms — the call alone, a
+    # compute loop alone (the same for both variants), both overlapped; the
+    # overlap within 0 and 1; hetcoll's row names the algorithm that ran.
+    out, csv = tmp_path / "o.json", tmp_path / "o.csv"
+    for thread in ("0", "1"):
+        proc = _mpi("hetcoll-bench", 3, "-o", str(out), "--csv", str(csv), "--overlap", "--sizes", "8,8k",
+                    "--repeats", "1", "--target-ms", "0.5", "--test-every", "50", HETCOLL_PROGRESS_THREAD=thread)
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(out.read_text())
+        assert doc["mode"] == "overlap" and doc["progress_thread"] == thread and doc["test_every_s"] == 5e-5
+        rows = doc["rows"]
+        ops = {r["op"] for r in rows}
+        assert len(ops) == 16  # every collective, barrier included
+        assert len(rows) == 2 * (15 * 2 + 1)  # hetcoll and native, two sizes (the barrier has none)
+        for r in rows:
+            assert 0 <= r["overlap"] <= 1 and r["call_s"] > 0 and r["overlapped_s"] > 0, r
+            assert r["compute_s"] > 0
+        for op in ops:
+            h = [r for r in rows if r["op"] == op and r["variant"] == "hetcoll"]
+            assert all(r["algorithm"] and r["algorithm"] != "native" for r in h), h
+        assert csv.read_text().startswith("op,bytes,variant,algorithm,call_us,compute_us,overlapped_us,overlap_percent")
