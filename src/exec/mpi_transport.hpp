@@ -72,6 +72,11 @@ class MpiTransport : public Transport {
   // The collective's send ports (its program's): with one, sends under
   // SimGrid are synchronous (mpi_transport.cpp says why).
   void set_send_ports(int ports) { synchronous_ = ports <= 1; }
+  // Made for this communicator as `info` describes it (a transport kept for reuse).
+  bool serves(MPI_Comm comm, const CommInfo& info) const {
+    return comm == comm_ && info.rank == rank_ && info.size == size_ && info.tag_limit == tag_limit_ &&
+           info.epochs == epochs_;
+  }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int tag_limit() const override { return tag_limit_; }

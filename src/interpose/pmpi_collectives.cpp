@@ -67,7 +67,7 @@ int finish(const Call& c, Native&& native) {
 template <class NativeNb>
 int finish_nb(const Call& c, MPI_Request* request, NativeNb&& native_nb) {
   if (!request) return native_nb(request);  // the native library says what is wrong
-  auto p = std::make_unique<Pending>();
+  auto p = new_pending();
   const Status s = start(c, *p);
   if (s == Status::ok) {
     try {
@@ -78,7 +78,7 @@ int finish_nb(const Call& c, MPI_Request* request, NativeNb&& native_nb) {
       return raise_on(c.comm, e.code());
     }
   }
-  p.reset();
+  recycle(p.release());
   return after_failure(c, s, [&] { return native_nb(request); });
 }
 

@@ -26,7 +26,9 @@ struct Engine {
   std::vector<MPI_Request> all;
   std::vector<std::pair<Pending*, size_t>> owner;
   std::vector<Pending*> round;
+  std::vector<Pending*> spare;  // recycled (new_pending)
 };
+constexpr size_t kSparePendings = 32;
 
 Engine& engine() {
   static Engine* e = new Engine;  // never destroyed: requests may outlive static destructors
@@ -60,7 +62,7 @@ void empty_status(MPI_Status* s, int error) {
 }
 
 MPI_Status* status_at(MPI_Status* statuses, int i) {
-  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+  return statuses == MPI_STATUSES_IGNORE || statuses == MPI_STATUS_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
 int grequest_query(void*, MPI_Status* s) {
@@ -74,13 +76,14 @@ int grequest_cancel(void*, int) { return MPI_SUCCESS; }
 // Everything below runs under Engine::mu.
 
 // The schedule is over (err: how it failed): unpack, tell the request.
-void settle(Engine& e, Pending& p, int err, const std::string& message) {
+void settle(Engine& e, Pending& p, int err, const char* message) {
   auto it = std::find(e.flying.begin(), e.flying.end(), &p);
   if (it != e.flying.end()) {
     e.flying.erase(it);
     e.in_flight.fetch_sub(1, std::memory_order_acq_rel);
   }
-  std::string msg = message;
+  std::string msg;
+  if (err != MPI_SUCCESS) msg = message;
   if (err == MPI_SUCCESS && p.transport) {
     if (int d = p.transport->deferred_error()) {  // truncated: the ranks' counts differ
       err = d;
@@ -98,7 +101,7 @@ void settle(Engine& e, Pending& p, int err, const std::string& message) {
     p.transport->reset();  // what the failed schedule left posted: cancelled
   }
   p.error = err;
-  p.message = cat(mpi_name(p.call.coll), ": ", msg);
+  if (err != MPI_SUCCESS) p.message = cat(mpi_name(p.call.coll), ": ", msg);
   if (err == MPI_ERR_INTERN)
     std::fprintf(stderr, "hetcoll: %s (a bug in hetcoll: please report it; HETCOLL_DISABLE=1 avoids it)\n",
                  p.message.c_str());
@@ -116,7 +119,7 @@ void advance(Engine& e, Pending& p) {
   } catch (const std::bad_alloc&) {
     settle(e, p, MPI_ERR_NO_MEM, "out of memory");
   } catch (const std::exception& x) {
-    settle(e, p, MPI_ERR_INTERN, cat("internal error in hetcoll: ", x.what()));
+    settle(e, p, MPI_ERR_INTERN, cat("internal error in hetcoll: ", x.what()).c_str());
   }
 }
 
@@ -234,7 +237,12 @@ int release(Engine& e, Pending* p, MPI_Request* handle, MPI_Status* status) {
   e.live.fetch_sub(1, std::memory_order_acq_rel);
   PMPI_Wait(&p->handle, MPI_STATUS_IGNORE);  // the completed generalized request, freed
   *handle = MPI_REQUEST_NULL;
-  delete p;
+  if (e.spare.size() < kSparePendings) {
+    p->reuse();
+    e.spare.push_back(p);
+  } else {
+    delete p;
+  }
   return err;
 }
 
@@ -252,6 +260,46 @@ Pending::~Pending() {
   if (transport) transport->reset();
   transport.reset();
   if (st) release_state(*st);
+}
+
+std::unique_ptr<Pending> new_pending() {
+  Engine& e = engine();
+  {
+    std::lock_guard<std::mutex> lock(e.mu);
+    if (!e.spare.empty()) {
+      Pending* p = e.spare.back();
+      e.spare.pop_back();
+      return std::unique_ptr<Pending>(p);
+    }
+  }
+  return std::make_unique<Pending>();
+}
+
+void recycle(Pending* p) {
+  Engine& e = engine();
+  p->reuse();
+  std::lock_guard<std::mutex> lock(e.mu);
+  if (e.spare.size() < kSparePendings) {
+    e.spare.push_back(p);
+  } else {
+    delete p;
+  }
+}
+
+void Pending::reuse() {
+  if (st) release_state(*st);
+  st = nullptr;
+  call = Call{};
+  comm = MPI_COMM_NULL;
+  cc.reset();
+  pr.after.clear();
+  pr.in = nullptr;
+  pr.out = nullptr;
+  done.clear();
+  handle = MPI_REQUEST_NULL;
+  persistent = active = finished = false;
+  error = MPI_SUCCESS;
+  message.clear();
 }
 
 bool requests_live() { return engine().live.load(std::memory_order_acquire) > 0; }
@@ -323,6 +371,24 @@ int wait_requests(int n, MPI_Request reqs[], MPI_Status statuses[]) {
     return n == 1 ? PMPI_Wait(reqs, status_at(statuses, 0)) : PMPI_Waitall(n, reqs, statuses);
   Engine& e = engine();
   std::unique_lock<std::mutex> lock(e.mu);
+  if (n == 1) {  // MPI_Wait on a hetcoll request: nothing to allocate
+    if (Pending* p = find(e, reqs[0])) {
+      while (p->active && !p->finished) {
+        MPI_Status s;
+        int rc;
+        if (block_once(e, lock, {}, &s, &rc) == kNothing && !p->finished)
+          settle(e, *p, MPI_ERR_INTERN, "internal error in hetcoll: a collective in flight with nothing to wait for");
+      }
+      const MPI_Comm comm = p->comm;
+      if (!p->active) {
+        empty_status(status_at(statuses, 0), MPI_SUCCESS);
+        return MPI_SUCCESS;
+      }
+      const int err = release(e, p, &reqs[0], status_at(statuses, 0));
+      lock.unlock();
+      return err == MPI_SUCCESS ? MPI_SUCCESS : raise_on(comm, err);
+    }
+  }
   std::vector<Pending*> ours(static_cast<size_t>(n));
   std::vector<char> done(static_cast<size_t>(n), 0);
   std::vector<int> codes(static_cast<size_t>(n), MPI_SUCCESS);

@@ -61,7 +61,16 @@ struct Pending {
   int error = MPI_SUCCESS;
   std::string message;  // what failed
   ~Pending();
+  // Back to a fresh request's state, keeping memory, scratch and transport
+  // (releases the state's hold).
+  void reuse();
 };
+
+// A Pending for a new request: one a finished request left (its memory,
+// scratch and transport kept: a small collective allocates nothing), or a
+// new one. recycle() takes back a Pending nothing refers to any more.
+std::unique_ptr<Pending> new_pending();
+void recycle(Pending* p);
 
 // Any hetcoll request alive (fast path of the wait and test functions), any
 // collective in flight (fast path of the blocking point-to-point calls).

@@ -230,7 +230,7 @@ void launch(Pending& p, CommState& st) {
     in = p.mem.aside.data();
   }
   if (p.mem.tmp.size() < cc.prog.tmp_bytes + 1) p.mem.tmp.resize(cc.prog.tmp_bytes + 1);
-  if (!p.transport) p.transport = std::make_unique<MpiTransport>(st.dup, st.info);
+  if (!p.transport || !p.transport->serves(st.dup, st.info)) p.transport = std::make_unique<MpiTransport>(st.dup, st.info);
   p.epoch = st.epoch++;
   engine_wait_for_tags(st, p.epoch, st.info.epochs);
   p.transport->reset(nullptr, st.world_ranks.data(), p.epoch);
@@ -363,14 +363,18 @@ Status execute_call(const Call& call, Pending* nb, Mode mode) {
     // Non-blocking, persistent, or blocking while others are in flight (it
     // must not stop them: another rank may wait on them to reach this one).
     std::unique_ptr<Pending> local;
-    Pending& p = nb ? *nb : *(local = std::make_unique<Pending>());
+    Pending& p = nb ? *nb : *(local = new_pending());
     adopt(p, call, red, st, st.compiled.at(key), std::move(pr));
     if (mode == Mode::plan) return Status::ok;
     launch(p, st);
     if (mode == Mode::start) return Status::ok;
     if (lock.owns_lock()) lock.unlock();  // the others in flight may need this communicator's state
     engine_finish(p);
-    rethrow(p);
+    if (local) {
+      const Pending& q = *local;
+      if (q.error != MPI_SUCCESS) rethrow(q);
+      recycle(local.release());
+    }
     return Status::ok;
   }
 
