@@ -6,8 +6,11 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include "config/settings.hpp"
 #include "interpose/requests.hpp"
 #include "interpose/runtime_config.hpp"
 
@@ -74,7 +77,11 @@ int thread_level_to_request(int required) {
 #ifdef HETCOLL_SMPI
   return required;
 #else
-  return config().progress_thread ? MPI_THREAD_MULTIPLE : required;
+  // The setting alone, as the configuration reads it (config/settings.hpp):
+  // the configuration itself (the profile, the tables) is read at the first
+  // collective, not here.
+  std::vector<std::string> problems;  // said by the configuration when it is read
+  return flag_setting("HETCOLL_PROGRESS_THREAD", problems) ? MPI_THREAD_MULTIPLE : required;
 #endif
 }
 
