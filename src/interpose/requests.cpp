@@ -254,6 +254,30 @@ struct Failure {
 
 int report(const Failure& f) { return f.code == MPI_SUCCESS ? MPI_SUCCESS : raise_on(f.comm, f.code); }
 
+// `ours` on the hetcoll request behind `req`, the engine locked — or
+// `native` when it is not one.
+template <class Native, class Ours>
+int on_request(MPI_Request req, Native&& native, Ours&& ours) {
+  Engine& e = engine();
+  std::unique_lock<std::mutex> lock(e.mu);
+  Pending* p = find(e, req);
+  if (!p) {
+    lock.unlock();
+    return native();
+  }
+  return ours(e, lock, p);
+}
+
+// An erroneous use of a collective's request: said once, MPI_ERR_REQUEST
+// raised on its communicator.
+int erroneous(std::unique_lock<std::mutex>& lock, const Pending* p, const char* what) {
+  const MPI_Comm comm = p->comm;
+  const std::string line = cat(mpi_name(p->call.coll), ": ", what);
+  lock.unlock();
+  say_once(line, true);
+  return raise_on(comm, MPI_ERR_REQUEST);
+}
+
 }  // namespace
 
 Pending::~Pending() {
@@ -682,76 +706,59 @@ int test_some(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Statu
 
 int request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   if (!requests_live() && !collectives_in_flight()) return PMPI_Request_get_status(req, flag, status);
-  Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
-  poll_locked(e);
-  Pending* p = find(e, req);
-  if (!p) {
-    lock.unlock();
-    return PMPI_Request_get_status(req, flag, status);
-  }
-  *flag = !p->active || p->finished;
-  if (*flag) empty_status(status, p->active ? p->error : MPI_SUCCESS);
-  return MPI_SUCCESS;
+  poll_collectives();
+  return on_request(
+      req, [&] { return PMPI_Request_get_status(req, flag, status); },
+      [&](Engine&, std::unique_lock<std::mutex>&, Pending* p) {
+        *flag = !p->active || p->finished;
+        if (*flag) empty_status(status, p->active ? p->error : MPI_SUCCESS);
+        return MPI_SUCCESS;
+      });
 }
 
 int request_free(MPI_Request* req) {
   if (!requests_live()) return PMPI_Request_free(req);
-  Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
-  Pending* p = find(e, *req);
-  if (!p) {
-    lock.unlock();
-    return PMPI_Request_free(req);
-  }
-  if (p->active && !p->finished) {
-    const MPI_Comm comm = p->comm;
-    lock.unlock();
-    say_once(cat(mpi_name(p->call.coll), ": MPI_Request_free on a collective still in progress is erroneous "
-                                         "(MPI 4.0, 6.12): complete it first"),
-             true);
-    return raise_on(comm, MPI_ERR_REQUEST);
-  }
-  e.by_handle.erase(p->handle);
-  e.live.fetch_sub(1, std::memory_order_acq_rel);
-  int rc = MPI_SUCCESS;
-  if (p->persistent) {
-    rc = PMPI_Request_free(&p->handle);  // the native persistent request behind it
-  } else {
-    PMPI_Wait(&p->handle, MPI_STATUS_IGNORE);  // completed: the generalized request goes
-  }
-  delete p;
-  *req = MPI_REQUEST_NULL;
-  return rc;
+  return on_request(
+      *req, [&] { return PMPI_Request_free(req); },
+      [&](Engine& e, std::unique_lock<std::mutex>& lock, Pending* p) {
+        if (p->active && !p->finished)
+          return erroneous(lock, p, "MPI_Request_free on a collective still in progress is erroneous "
+                                    "(MPI 4.0, 6.12): complete it first");
+        e.by_handle.erase(p->handle);
+        e.live.fetch_sub(1, std::memory_order_acq_rel);
+        int rc = MPI_SUCCESS;
+        if (p->persistent) {
+          rc = PMPI_Request_free(&p->handle);  // the native persistent request behind it
+        } else {
+          PMPI_Wait(&p->handle, MPI_STATUS_IGNORE);  // completed: the generalized request goes
+        }
+        delete p;
+        *req = MPI_REQUEST_NULL;
+        return rc;
+      });
 }
 
 int cancel(MPI_Request* req) {
   if (!requests_live()) return PMPI_Cancel(req);
-  Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
-  Pending* p = find(e, *req);
-  if (!p) {
-    lock.unlock();
-    return PMPI_Cancel(req);
-  }
-  const MPI_Comm comm = p->comm;
-  lock.unlock();
-  say_once("MPI_Cancel on a collective's request is erroneous (MPI 4.0, 6.12): ignored", true);
-  return raise_on(comm, MPI_ERR_REQUEST);
+  return on_request(
+      *req, [&] { return PMPI_Cancel(req); },
+      [&](Engine&, std::unique_lock<std::mutex>& lock, Pending* p) {
+        return erroneous(lock, p, "MPI_Cancel on a collective's request is erroneous (MPI 4.0, 6.12): ignored");
+      });
 }
 
 int start(MPI_Request* req) {
   if (!requests_live()) return PMPI_Start(req);
-  Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
-  Pending* p = find(e, *req);
-  lock.unlock();
-  if (!p) return PMPI_Start(req);
-  if (p->active) {
-    say_once(cat(mpi_name(p->call.coll), ": MPI_Start on a persistent collective still active is erroneous"), true);
-    return raise_on(p->comm, MPI_ERR_REQUEST);
-  }
-  const Status s = restart(*p);
+  Pending* p = nullptr;  // a persistent collective of hetcoll's, inactive
+  const int rc = on_request(
+      *req, [&] { return PMPI_Start(req); },
+      [&](Engine&, std::unique_lock<std::mutex>& lock, Pending* q) {
+        if (q->active) return erroneous(lock, q, "MPI_Start on a persistent collective still active is erroneous");
+        p = q;
+        return MPI_SUCCESS;
+      });
+  if (!p) return rc;
+  const Status s = restart(*p);  // without the engine's lock: it launches
   if (s == Status::ok) return MPI_SUCCESS;
   return raise_on(p->comm, last_error().mpi_code == MPI_SUCCESS ? MPI_ERR_INTERN : last_error().mpi_code);
 }

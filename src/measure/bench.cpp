@@ -425,6 +425,17 @@ std::vector<Row> RowTiming::run(sync_start::SharedClock& clock) {
   return vr;
 }
 
+// Writes text to path ("" or "-": standard output); false if it could not.
+bool write_text(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fputs(text.c_str(), stdout);
+    return true;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return bool(out);
+}
+
 // Rank 0: the rows as JSON (-o) and CSV (--csv). Returns the exit code.
 int write_results(const Options& opt, const Machine& mc, const std::vector<Row>& rows, double start) {
   int rc = 0;
@@ -468,20 +479,11 @@ int write_results(const Options& opt, const Machine& mc, const std::vector<Row>&
         << ',' << '"' << r.note << '"' << '\n';
   }
   js << "\n ]\n}\n";
-  auto write = [&](const std::string& path, const std::string& text) {
-    if (path.empty() || path == "-") {
-      std::fputs(text.c_str(), stdout);
-      return true;
-    }
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    return bool(out);
-  };
-  if (!write(opt.out, js.str())) {
+  if (!write_text(opt.out, js.str())) {
     std::fprintf(stderr, "hetcoll-bench: cannot write %s\n", opt.out.c_str());
     rc = 1;
   }
-  if (!opt.csv.empty() && !write(opt.csv, csv.str())) {
+  if (!opt.csv.empty() && !write_text(opt.csv, csv.str())) {
     std::fprintf(stderr, "hetcoll-bench: cannot write %s\n", opt.csv.c_str());
     rc = 1;
   }
@@ -635,17 +637,8 @@ int write_overlap(const Options& opt, const std::vector<OverlapRow>& rows, doubl
   }
   js << "\n ]\n}\n";
   int rc = 0;
-  auto write = [&](const std::string& path, const std::string& text) {
-    if (path.empty() || path == "-") {
-      std::fputs(text.c_str(), stdout);
-      return true;
-    }
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    return bool(out);
-  };
-  if (!write(opt.out, js.str())) rc = 1;
-  if (!opt.csv.empty() && !write(opt.csv, csv.str())) rc = 1;
+  if (!write_text(opt.out, js.str())) rc = 1;
+  if (!opt.csv.empty() && !write_text(opt.csv, csv.str())) rc = 1;
   if (rc) std::fprintf(stderr, "hetcoll-bench: cannot write the results\n");
   else if (!opt.out.empty() && opt.out != "-")
     std::fprintf(stderr, "hetcoll-bench: %zu overlap rows, %d ranks, %.1f s; wrote %s\n", rows.size(), g_size,

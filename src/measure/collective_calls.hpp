@@ -36,17 +36,21 @@ inline std::vector<std::string> regular_collective_names() {
   return v;
 }
 
+// The same call in its non-blocking form (MPI_I<coll> or PMPI_I<coll>),
+// returning its request: what hetcoll-bench --overlap times.
+using NonBlockingCall = std::function<void(bool native, MPI_Request* request)>;
+
 // The v-variants with every rank's count n (displacements packed), so that
-// they move what their regular forms move. Throws InputError for a name
-// that is not a collective.
-inline Call collective_call(const std::string& name, int n, std::vector<char>& a, std::vector<char>& b) {
+// they move what their regular forms move; with a request, the
+// non-blocking form. Throws InputError for a name that is not a collective.
+inline NonBlockingCall nonblocking_call(const std::string& name, int n, std::vector<char>& a, std::vector<char>& b) {
   const CollOp which = coll_op_from_name(name);
   int p = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   auto counts = std::make_shared<std::vector<int>>(size_t(p), n);
   auto offsets = std::make_shared<std::vector<int>>(size_t(p));
   for (int i = 0; i < p; ++i) (*offsets)[size_t(i)] = i * n;
-  return [&a, &b, which, n, counts, offsets](bool native) {
+  return [&a, &b, which, n, counts, offsets](bool native, MPI_Request* request) {
     // The .def's argument names, each given its value for this call.
     [[maybe_unused]] void* buffer = a.data();
     [[maybe_unused]] const void* sendbuf = a.data();
@@ -58,48 +62,25 @@ inline Call collective_call(const std::string& name, int n, std::vector<char>& a
     [[maybe_unused]] MPI_Op op = MPI_SUM;
     [[maybe_unused]] MPI_Comm comm = MPI_COMM_WORLD;
     switch (which) {
-#define HETCOLL_COLLECTIVE(name, Name, params, args) \
-  case CollOp::name:                                 \
-    native ? PMPI_##Name args : MPI_##Name args;     \
+#define HC_NB_ARGS(...) __VA_ARGS__
+#define HETCOLL_COLLECTIVE(name, Name, params, args)                                            \
+  case CollOp::name:                                                                            \
+    if (request)                                                                                \
+      native ? PMPI_I##name(HC_NB_ARGS args, request) : MPI_I##name(HC_NB_ARGS args, request);  \
+    else                                                                                        \
+      native ? PMPI_##Name args : MPI_##Name args;                                              \
     return;
 #include "hetcoll_collectives.def"
 #undef HETCOLL_COLLECTIVE
+#undef HC_NB_ARGS
     }
   };
 }
 
-// The same call in its non-blocking form (MPI_I<coll> or PMPI_I<coll>),
-// returning its request: what hetcoll-bench --overlap times.
-using NonBlockingCall = std::function<void(bool native, MPI_Request* request)>;
-
-inline NonBlockingCall nonblocking_call(const std::string& name, int n, std::vector<char>& a, std::vector<char>& b) {
-  const CollOp which = coll_op_from_name(name);
-  int p = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  auto counts = std::make_shared<std::vector<int>>(size_t(p), n);
-  auto offsets = std::make_shared<std::vector<int>>(size_t(p));
-  for (int i = 0; i < p; ++i) (*offsets)[size_t(i)] = i * n;
-  return [&a, &b, which, n, counts, offsets](bool native, MPI_Request* request) {
-    [[maybe_unused]] void* buffer = a.data();
-    [[maybe_unused]] const void* sendbuf = a.data();
-    [[maybe_unused]] void* recvbuf = b.data();
-    [[maybe_unused]] const int count = n, sendcount = n, recvcount = n, root = 0;
-    [[maybe_unused]] const int *recvcounts = counts->data(), *sendcounts = counts->data();
-    [[maybe_unused]] const int *displs = offsets->data(), *sdispls = offsets->data(), *rdispls = offsets->data();
-    [[maybe_unused]] MPI_Datatype datatype = MPI_DOUBLE, sendtype = MPI_DOUBLE, recvtype = MPI_DOUBLE;
-    [[maybe_unused]] MPI_Op op = MPI_SUM;
-    [[maybe_unused]] MPI_Comm comm = MPI_COMM_WORLD;
-    switch (which) {
-#define HETCOLL_COLLECTIVE(name, Name, params, args)                                            \
-  case CollOp::name:                                                                            \
-    native ? PMPI_I##name(HC_NB_ARGS args, request) : MPI_I##name(HC_NB_ARGS args, request);    \
-    return;
-#define HC_NB_ARGS(...) __VA_ARGS__
-#include "hetcoll_collectives.def"
-#undef HC_NB_ARGS
-#undef HETCOLL_COLLECTIVE
-    }
-  };
+// The blocking call.
+inline Call collective_call(const std::string& name, int n, std::vector<char>& a, std::vector<char>& b) {
+  NonBlockingCall f = nonblocking_call(name, n, a, b);
+  return [f](bool native) { f(native, nullptr); };
 }
 
 }  // namespace hetcoll::bench
