@@ -254,6 +254,26 @@ struct Failure {
 
 int report(const Failure& f) { return f.code == MPI_SUCCESS ? MPI_SUCCESS : raise_on(f.comm, f.code); }
 
+// The hetcoll requests of an array (ours[i]; skip[i]: already completed
+// otherwise) complete for the application — each must be done or
+// inactive. Their codes in `codes`; the first failure.
+Failure release_all(Engine& e, const std::vector<Pending*>& ours, const std::vector<char>* skip, MPI_Request reqs[],
+                    MPI_Status statuses[], std::vector<int>& codes) {
+  Failure f;
+  for (size_t i = 0; i < ours.size(); ++i) {
+    Pending* p = ours[i];
+    if (!p || (skip && (*skip)[i])) continue;
+    const MPI_Comm comm = p->comm;
+    if (!p->active) {
+      empty_status(status_at(statuses, int(i)), MPI_SUCCESS);
+      continue;
+    }
+    codes[i] = release(e, p, &reqs[i], status_at(statuses, int(i)));
+    if (codes[i] != MPI_SUCCESS && f.code == MPI_SUCCESS) f = {comm, codes[i]};
+  }
+  return f;
+}
+
 // `ours` on the hetcoll request behind `req`, the engine locked — or
 // `native` when it is not one.
 template <class Native, class Ours>
@@ -454,18 +474,7 @@ int wait_requests(int n, MPI_Request reqs[], MPI_Status statuses[]) {
       }
     }
   }
-  Failure f;
-  for (int i = 0; i < n; ++i) {
-    Pending* p = ours[size_t(i)];
-    if (!p || done[size_t(i)]) continue;
-    const MPI_Comm comm = p->comm;
-    if (!p->active) {
-      empty_status(status_at(statuses, i), MPI_SUCCESS);
-      continue;
-    }
-    codes[size_t(i)] = release(e, p, &reqs[i], status_at(statuses, i));
-    if (codes[size_t(i)] != MPI_SUCCESS && f.code == MPI_SUCCESS) f = {comm, codes[size_t(i)]};
-  }
+  const Failure f = release_all(e, ours, &done, reqs, statuses, codes);
   lock.unlock();
   int first = MPI_SUCCESS;
   for (int c : codes)
@@ -514,19 +523,8 @@ int test_requests(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
       if (status_at(statuses, native_at[j]) != MPI_STATUS_IGNORE) statuses[native_at[j]] = ns[j];
     }
   }
-  Failure f;
   std::vector<int> codes(static_cast<size_t>(n), MPI_SUCCESS);
-  for (int i = 0; i < n; ++i) {
-    Pending* p = ours[size_t(i)];
-    if (!p) continue;
-    const MPI_Comm comm = p->comm;
-    if (!p->active) {
-      empty_status(status_at(statuses, i), MPI_SUCCESS);
-      continue;
-    }
-    codes[size_t(i)] = release(e, p, &reqs[i], status_at(statuses, i));
-    if (codes[size_t(i)] != MPI_SUCCESS && f.code == MPI_SUCCESS) f = {comm, codes[size_t(i)]};
-  }
+  const Failure f = release_all(e, ours, nullptr, reqs, statuses, codes);
   lock.unlock();
   if (f.code == MPI_SUCCESS) return rc;
   report(f);
