@@ -28,13 +28,14 @@ int delete_state(MPI_Comm, int, void* value, void*) {
   std::lock_guard<std::mutex> lock(watch_lock());  // the watchdog may be reading st->name
   g_states_freed.fetch_add(1, std::memory_order_acq_rel);
   st->transport.reset();
-  // MPI frees the duplicate once its pending messages are done.
-  if (st->dup != MPI_COMM_NULL) PMPI_Comm_free(&st->dup);
   std::lock_guard<std::mutex> hold(holds_lock());
   if (st->holds > 0) {
-    st->orphaned = true;  // the last request that uses it deletes it
+    // Collectives in flight on it still post messages on the duplicate:
+    // the last request that uses it frees both (release_state).
+    st->orphaned = true;
     return MPI_SUCCESS;
   }
+  if (st->dup != MPI_COMM_NULL) PMPI_Comm_free(&st->dup);
   delete st;
   return MPI_SUCCESS;
 }
@@ -289,7 +290,9 @@ void release_state(CommState& st) {
     std::lock_guard<std::mutex> lock(holds_lock());
     gone = --st.holds == 0 && st.orphaned;
   }
-  if (gone) delete &st;
+  if (!gone) return;
+  if (st.dup != MPI_COMM_NULL) PMPI_Comm_free(&st.dup);
+  delete &st;
 }
 
 }  // namespace hetcoll::mpi

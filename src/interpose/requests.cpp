@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <cstdio>
 #include <mutex>
@@ -72,6 +73,16 @@ int grequest_query(void*, MPI_Status* s) {
 int grequest_free(void*) { return MPI_SUCCESS; }
 int grequest_cancel(void*, int) { return MPI_SUCCESS; }
 
+// The call that made the request, for messages: "MPI_Iallreduce",
+// "MPI_Allreduce_init".
+std::string call_name(const Pending& p) {
+  std::string n = mpi_name(p.call.coll);  // "MPI_Allreduce"
+  if (p.persistent) return n + "_init";
+  if (p.handle == MPI_REQUEST_NULL) return n;  // a blocking call run by the engine
+  n[4] = char(std::tolower(static_cast<unsigned char>(n[4])));
+  return n.insert(4, "I");
+}
+
 // ---------------------------------------------------------------- the engine
 // Everything below runs under Engine::mu.
 
@@ -101,7 +112,7 @@ void settle(Engine& e, Pending& p, int err, const char* message) {
     p.transport->reset();  // what the failed schedule left posted: cancelled
   }
   p.error = err;
-  if (err != MPI_SUCCESS) p.message = cat(mpi_name(p.call.coll), ": ", msg);
+  if (err != MPI_SUCCESS) p.message = cat(call_name(p), ": ", msg);
   if (err == MPI_ERR_INTERN)
     std::fprintf(stderr, "hetcoll: %s (a bug in hetcoll: please report it; HETCOLL_DISABLE=1 avoids it)\n",
                  p.message.c_str());
@@ -292,7 +303,7 @@ int on_request(MPI_Request req, Native&& native, Ours&& ours) {
 // raised on its communicator.
 int erroneous(std::unique_lock<std::mutex>& lock, const Pending* p, const char* what) {
   const MPI_Comm comm = p->comm;
-  const std::string line = cat(mpi_name(p->call.coll), ": ", what);
+  const std::string line = cat(call_name(*p), ": ", what);
   lock.unlock();
   say_once(line, true);
   return raise_on(comm, MPI_ERR_REQUEST);

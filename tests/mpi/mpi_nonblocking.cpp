@@ -15,6 +15,9 @@
 //   progress    a rank blocked in MPI_Recv, MPI_Probe, a blocking
 //               collective on another communicator or a declined one while
 //               a collective it started is needed by a rank that sends to it
+//   errors      a mismatched MPI_Ibcast: MPI_ERR_TRUNCATE in MPI_Wait,
+//               MPI_ERR_IN_STATUS and the status in MPI_Waitall, under
+//               MPI_ERRORS_RETURN; MPI_Cancel on a collective in progress
 //   threads     two threads, each with its own communicator, issuing and
 //               completing collectives at once (MPI_THREAD_MULTIPLE)
 //   mpirun -n K mpi_nonblocking [SECTION...] [--seed S] [--quick] [--multiple]
@@ -745,6 +748,74 @@ void progress(const Comms& comms) {
   }
 }
 
+// Errors reach the request's completion as MPI says: a mismatched Ibcast
+// (the root sends 100 ints, the others expect 50; every receiver hears
+// from the root, so a truncation and not a hang) under MPI_ERRORS_RETURN
+// gives MPI_Wait the MPI_ERR_TRUNCATE class on every receiver, and MPI_Waitall
+// MPI_ERR_IN_STATUS with the class in the request's status; the requests
+// are freed; the communicator goes on working. MPI_Request_free and
+// MPI_Cancel on a collective in progress are MPI_ERR_REQUEST.
+void errors() {
+  if (world_size < 2) return;
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  for (int variant = 0; variant < 2; ++variant) {
+    std::vector<int> buf(100, world_rank == 0 ? 7 : -1);
+    hetcoll_set_algorithm("bcast:@star_bcast");
+    MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    if (MPI_Ibcast(buf.data(), world_rank == 0 ? 100 : 50, MPI_INT, 0, c, &r[0]) != MPI_SUCCESS)
+      fail("a mismatched MPI_Ibcast failed to start");
+    MPI_Status st[2];
+    int rc = variant == 0 ? MPI_Wait(&r[0], &st[0]) : MPI_Waitall(2, r, st);
+    hetcoll_set_algorithm("");
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) MPI_Error_class(variant == 0 ? rc : st[0].MPI_ERROR, &cls);
+    ++checks;
+    if (world_rank != 0 && cls != MPI_ERR_TRUNCATE)
+      fail(std::string(variant ? "MPI_Waitall" : "MPI_Wait") + " on a mismatched MPI_Ibcast: class " + std::to_string(cls) +
+           ", not MPI_ERR_TRUNCATE");
+    if (variant == 1 && rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) fail("MPI_Waitall's code is not MPI_ERR_IN_STATUS");
+    if (r[0] != MPI_REQUEST_NULL) fail("the failed request was not freed");
+    if (world_rank != 0 && buf[0] != 7) fail("the bytes that fit did not arrive");
+  }
+  // Erroneous uses of a collective's request.
+  {
+    std::vector<int> in(1 << 16, 1), out(in.size());
+    MPI_Request r;
+    MPI_Iallreduce(in.data(), out.data(), int(in.size()), MPI_INT, MPI_SUM, c, &r);
+    char algo[64] = {0};
+    hetcoll_last_algorithm(c, algo, sizeof algo);
+    int flag = 0;
+    MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    if (!flag && algo[0]) {  // still in progress, and hetcoll's
+      ++checks;
+      int cls = MPI_SUCCESS;
+      MPI_Error_class(MPI_Cancel(&r), &cls);
+      if (cls != MPI_ERR_REQUEST) fail("MPI_Cancel on a collective in progress: not MPI_ERR_REQUEST");
+    }
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    ++checks;
+    if (out[5] != world_size) fail("the allreduce after the errors");
+  }
+  // The communicator still works, blocking and not.
+  std::vector<int> v(10, world_rank), w(10);
+  MPI_Request r;
+  int rc = MPI_Iallreduce(v.data(), w.data(), 10, MPI_INT, MPI_SUM, c, &r);
+  if (rc == MPI_SUCCESS) rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+  ++checks;
+  if (rc != MPI_SUCCESS || w[3] != world_size * (world_size - 1) / 2) fail("MPI_Iallreduce after the errors");
+  // MPI lets the application free a communicator with collectives in
+  // flight on it: they complete normally.
+  std::vector<int> big(1 << 17, world_rank + 1), sum(big.size());
+  MPI_Iallreduce(big.data(), sum.data(), int(big.size()), MPI_INT, MPI_SUM, c, &r);
+  MPI_Comm_free(&c);
+  rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+  ++checks;
+  if (rc != MPI_SUCCESS || sum[1000] != world_size * (world_size + 1) / 2)
+    fail("MPI_Iallreduce on a communicator freed while it ran");
+}
+
 void threads(std::mt19937&) {
   int level = 0;
   MPI_Query_thread(&level);
@@ -797,7 +868,7 @@ int main(int argc, char** argv) {
     else if (a == "--multiple") want_threads = true;
     else sections.push_back(a);
   }
-  if (sections.empty()) sections = {"matrix", "batches", "persistent", "progress"};
+  if (sections.empty()) sections = {"matrix", "batches", "persistent", "progress", "errors"};
   for (auto& s : sections) want_threads |= s == "threads";
   int provided = 0;
   MPI_Init_thread(&argc, &argv, want_threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
@@ -818,6 +889,7 @@ int main(int argc, char** argv) {
     else if (s == "persistent") persistent(comms, rng);
     else if (s == "progress") progress(comms);
     else if (s == "threads") threads(rng);
+    else if (s == "errors") errors();
     else {
       if (world_rank == 0) std::fprintf(stderr, "unknown section %s\n", s.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
