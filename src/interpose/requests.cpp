@@ -718,7 +718,7 @@ int request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   poll_collectives();
   return on_request(
       req, [&] { return PMPI_Request_get_status(req, flag, status); },
-      [&](Engine&, std::unique_lock<std::mutex>&, Pending* p) {
+      [&](Engine&, std::unique_lock<std::mutex>&, Pending* p) -> int {
         *flag = !p->active || p->finished;
         if (*flag) empty_status(status, p->active ? p->error : MPI_SUCCESS);
         return MPI_SUCCESS;
@@ -729,7 +729,7 @@ int request_free(MPI_Request* req) {
   if (!requests_live()) return PMPI_Request_free(req);
   return on_request(
       *req, [&] { return PMPI_Request_free(req); },
-      [&](Engine& e, std::unique_lock<std::mutex>& lock, Pending* p) {
+      [&](Engine& e, std::unique_lock<std::mutex>& lock, Pending* p) -> int {
         if (p->active && !p->finished)
           return erroneous(lock, p, "MPI_Request_free on a collective still in progress is erroneous "
                                     "(MPI 4.0, 6.12): complete it first");
@@ -751,7 +751,7 @@ int cancel(MPI_Request* req) {
   if (!requests_live()) return PMPI_Cancel(req);
   return on_request(
       *req, [&] { return PMPI_Cancel(req); },
-      [&](Engine&, std::unique_lock<std::mutex>& lock, Pending* p) {
+      [&](Engine&, std::unique_lock<std::mutex>& lock, Pending* p) -> int {
         return erroneous(lock, p, "MPI_Cancel on a collective's request is erroneous (MPI 4.0, 6.12): ignored");
       });
 }
@@ -761,7 +761,7 @@ int start(MPI_Request* req) {
   Pending* p = nullptr;  // a persistent collective of hetcoll's, inactive
   const int rc = on_request(
       *req, [&] { return PMPI_Start(req); },
-      [&](Engine&, std::unique_lock<std::mutex>& lock, Pending* q) {
+      [&](Engine&, std::unique_lock<std::mutex>& lock, Pending* q) -> int {
         if (q->active) return erroneous(lock, q, "MPI_Start on a persistent collective still active is erroneous");
         p = q;
         return MPI_SUCCESS;
