@@ -78,7 +78,7 @@ struct CommState {
   // Shared: a persistent or non-blocking collective keeps its program while
   // the cache moves on.
   std::unordered_map<uint64_t, std::shared_ptr<const Compiled>> compiled;
-  const Compiled* recent = nullptr;  // the last shape run: checked first
+  std::shared_ptr<const Compiled> recent;  // the last shape run: checked first
   uint64_t recent_key = 0;
   std::unique_ptr<MpiTransport> transport;
   ExecScratch scratch;

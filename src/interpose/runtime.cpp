@@ -216,20 +216,27 @@ enum class Mode {
   plan,      // plans it into `nb`, runs nothing: a persistent collective
 };
 
+// The buffers a compiled program runs on: the user's (as prepared), an
+// in-place input copied aside where the algorithm needs it, tmp — in `mem`.
+Bindings bind(const Compiled& cc, const Prepared& pr, CallMemory& mem, int rank) {
+  const void* in = pr.in;
+  if (cc.aside) {
+    const uint64_t n = pr.coll.in_bytes(rank);
+    if (mem.aside.size() < n) mem.aside.resize(n);
+    if (n) std::memcpy(mem.aside.data(), pr.in, n);
+    in = mem.aside.data();
+  }
+  if (mem.tmp.size() < cc.prog.tmp_bytes + 1) mem.tmp.resize(cc.prog.tmp_bytes + 1);
+  return Bindings{in, pr.out, mem.tmp.data()};
+}
+
 // Starts p's planned program on its own transport and memory (a
 // non-blocking collective, a persistent one's MPI_Start, a blocking call
 // while others are in flight): the progress engine takes it from here.
 // Under the state's lock.
 void launch(Pending& p, CommState& st) {
   const Compiled& cc = *p.cc;
-  const void* in = p.pr.in;
-  if (cc.aside) {
-    const uint64_t n = p.pr.coll.in_bytes(st.info.rank);
-    if (p.mem.aside.size() < n) p.mem.aside.resize(n);
-    if (n) std::memcpy(p.mem.aside.data(), p.pr.in, n);
-    in = p.mem.aside.data();
-  }
-  if (p.mem.tmp.size() < cc.prog.tmp_bytes + 1) p.mem.tmp.resize(cc.prog.tmp_bytes + 1);
+  const Bindings b = bind(cc, p.pr, p.mem, st.info.rank);
   if (!p.transport || !p.transport->serves(st.dup, st.info)) p.transport = std::make_unique<MpiTransport>(st.dup, st.info);
   p.epoch = st.epoch++;
   engine_wait_for_tags(st, p.epoch, st.info.epochs);
@@ -239,7 +246,7 @@ void launch(Pending& p, CommState& st) {
   p.error = MPI_SUCCESS;
   p.message.clear();
   p.done.clear();
-  p.run.start(cc.prog, Bindings{in, p.pr.out, p.mem.tmp.data()}, p.pr.kernel, *p.transport, p.scratch, false);
+  p.run.start(cc.prog, b, p.pr.kernel, *p.transport, p.scratch, false);
   p.active = true;
   engine_add(p);
 }
@@ -348,7 +355,7 @@ Status execute_call(const Call& call, Pending* nb, Mode mode) {
       auto cc = std::make_shared<Compiled>(compile_call(pr.coll, st, rank));
       it = st.compiled.insert_or_assign(key, std::move(cc)).first;
     }
-    st.recent = it->second.get();
+    st.recent = it->second;
     st.recent_key = key;
     st.last = st.recent->prog.algorithm;
   }
@@ -364,7 +371,7 @@ Status execute_call(const Call& call, Pending* nb, Mode mode) {
     // must not stop them: another rank may wait on them to reach this one).
     std::unique_ptr<Pending> local;
     Pending& p = nb ? *nb : *(local = new_pending());
-    adopt(p, call, red, st, st.compiled.at(key), std::move(pr));
+    adopt(p, call, red, st, st.recent, std::move(pr));
     if (mode == Mode::plan) return Status::ok;
     launch(p, st);
     if (mode == Mode::start) return Status::ok;
@@ -378,16 +385,8 @@ Status execute_call(const Call& call, Pending* nb, Mode mode) {
     return Status::ok;
   }
 
-  const void* in = pr.in;
   CallMemory& m = st.mem;
-  if (cc.aside) {
-    const uint64_t n = pr.coll.in_bytes(rank);
-    if (m.aside.size() < n) m.aside.resize(n);
-    if (n) std::memcpy(m.aside.data(), pr.in, n);
-    in = m.aside.data();
-  }
-  if (m.tmp.size() < cc.prog.tmp_bytes + 1) m.tmp.resize(cc.prog.tmp_bytes + 1);
-  Bindings b{in, pr.out, m.tmp.data()};
+  const Bindings b = bind(cc, pr, m, rank);
   st.transport->reset(watch.log, st.world_ranks.data(), st.epoch++);
   st.transport->set_send_ports(int(cc.prog.send_ports));
   run(cc.prog, b, pr.kernel, *st.transport, st.scratch);
