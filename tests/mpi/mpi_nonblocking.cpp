@@ -586,18 +586,21 @@ void batches(const Comms& comms, std::mt19937& rng, int rounds) {
 void persistent(const Comms& comms, std::mt19937& rng) {
 #if HAVE_PERSISTENT
   std::mt19937 shared(777);
-  for (int round = 0; round < 12; ++round) {
-    const int n = 1 + int(shared() % 6);
+  // 12 rounds of mixed small ones, then one of 4 MiB (allreduce in place, bcast, allgather).
+  for (int round = 0; round < 13; ++round) {
+    const bool large = round == 12;
+    const int n = large ? 3 : 1 + int(shared() % 6);
     std::vector<std::unique_ptr<Case>> cases;
     std::vector<std::vector<char>> outs;
     std::vector<MPI_Request> reqs;
     for (int i = 0; i < n; ++i) {
-      const Kind k = kAll[shared() % 16];
-      const int count = int(shared() % 2000);
-      const Type t = type_for(k, int(shared() % 4));
-      bool ip = in_place_allowed(k) && shared() % 3 == 0;
+      const Kind big[] = {Kind::allreduce, Kind::bcast, Kind::allgather};
+      const Kind k = large ? big[i] : kAll[shared() % 16];
+      const int count = large ? (k == Kind::allgather ? (1 << 20) / world_size : 1 << 20) : int(shared() % 2000);
+      const Type t = large ? Type::int_sum : type_for(k, int(shared() % 4));
+      bool ip = large ? i == 0 : in_place_allowed(k) && shared() % 3 == 0;
       if (t == Type::gapped && (k == Kind::alltoall || k == Kind::alltoallv)) ip = false;
-      MPI_Comm comm = comms.list[shared() % comms.list.size()];
+      MPI_Comm comm = large ? MPI_COMM_WORLD : comms.list[shared() % comms.list.size()];
       auto c = std::make_unique<Case>(make_case(k, comm, int(shared() % 64), count, t, ip, uint64_t(round)));
       in_place_layout(*c);
       outs.push_back(initial_out(*c));  // fixed: the persistent request keeps its address
