@@ -54,7 +54,8 @@ const std::vector<Setting>& settings() {
        false, SettingKind::flag, {}, "1 or 0",
        "Without the thread a collective advances whenever the rank is in MPI: every wait and test, the blocking "
        "point-to-point calls, hetcoll's collectives. With it, also while the rank computes, at the cost of a "
-       "thread that wakes every 20 us while collectives are in flight (and sleeps otherwise). Where the MPI "
+       "thread that polls while collectives are in flight (every 20 us while they move, backing off to 640 us "
+       "while they wait on the network; asleep otherwise, and aside while the application waits). Where the MPI "
        "library gives MPI_THREAD_MULTIPLE (asked for or by the application), a thread also runs while the rank "
        "is blocked in a collective hetcoll left to the native library. docs/mpi.md says what overlap to expect "
        "with each."},

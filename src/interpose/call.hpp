@@ -27,8 +27,11 @@ struct Call {
   const int* rdispls = nullptr;
 };
 
-// "MPI_Bcast", ... for messages.
-const char* mpi_name(CollOp op);
+// The form an application called a collective in.
+enum class Form { blocking, nonblocking, persistent };
+// "MPI_Bcast", "MPI_Ibcast", "MPI_Bcast_init" (Open MPI 4: "MPIX_Bcast_init"),
+// for messages.
+const char* mpi_name(CollOp op, Form form = Form::blocking);
 
 // HC_FOR_EACH(m, a, b, c) → m(a) m(b) m(c), for up to 9 arguments.
 #define HC_FE_1(m, a) m(a)

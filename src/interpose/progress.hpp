@@ -4,8 +4,10 @@
 //
 // Two uses, one thread per process (started when first needed, stopped in
 // MPI_Finalize), and only where the MPI library gives MPI_THREAD_MULTIPLE:
-//   - HETCOLL_PROGRESS_THREAD=1: it polls every 20 us while any collective
-//     is in flight (and sleeps otherwise), so a collective moves while the
+//   - HETCOLL_PROGRESS_THREAD=1: it polls while any collective is in
+//     flight — every 20 us while messages complete, backing off to 640 us
+//     while none does; asleep otherwise, and standing aside while the
+//     application itself waits and polls — so a collective moves while the
 //     rank computes; hetcoll then asks MPI_Init for MPI_THREAD_MULTIPLE;
 //   - always: while the rank is blocked in a collective hetcoll left to the
 //     native library (ProgressWhileBlocked), since another rank may wait on

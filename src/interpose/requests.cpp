@@ -3,15 +3,16 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <cctype>
 #include <atomic>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "interpose/progress.hpp"
 #include "interpose/runtime.hpp"
 #include "interpose/runtime_config.hpp"
+#include "interpose/watchdog.hpp"
 #include "util/error.hpp"
 
 namespace hetcoll::mpi {
@@ -23,6 +24,9 @@ struct Engine {
   std::unordered_map<MPI_Request, Pending*> by_handle;  // the application's hetcoll requests
   std::vector<Pending*> flying;                         // schedules running
   std::atomic<size_t> live{0}, in_flight{0};
+  // Threads in a wait that polls (MPI_THREAD_MULTIPLE), between their
+  // polls: they advance everything, so the progress thread stands aside.
+  std::atomic<int> polling_waiters{0};
   // A wait over every schedule's MPI requests and the application's.
   std::vector<MPI_Request> all;
   std::vector<std::pair<Pending*, size_t>> owner;
@@ -75,12 +79,10 @@ int grequest_cancel(void*, int) { return MPI_SUCCESS; }
 
 // The call that made the request, for messages: "MPI_Iallreduce",
 // "MPI_Allreduce_init".
-std::string call_name(const Pending& p) {
-  std::string n = mpi_name(p.call.coll);  // "MPI_Allreduce"
-  if (p.persistent) return n + "_init";
-  if (p.handle == MPI_REQUEST_NULL) return n;  // a blocking call run by the engine
-  n[4] = char(std::tolower(static_cast<unsigned char>(n[4])));
-  return n.insert(4, "I");
+const char* call_name(const Pending& p) {
+  if (p.persistent) return mpi_name(p.call.coll, Form::persistent);
+  if (p.handle == MPI_REQUEST_NULL) return mpi_name(p.call.coll);  // a blocking call run by the engine
+  return mpi_name(p.call.coll, Form::nonblocking);
 }
 
 // ---------------------------------------------------------------- the engine
@@ -135,17 +137,24 @@ void advance(Engine& e, Pending& p) {
 }
 
 // Every schedule in flight, advanced by what has completed (no blocking).
-void poll_locked(Engine& e) {
+// Returns whether any of their messages completed.
+bool poll_locked(Engine& e) {
+  bool moved = false;
   e.round = e.flying;
   for (Pending* p : e.round) {
     try {
       p->transport->poll(p->done);
     } catch (const MpiError& x) {
       settle(e, *p, x.code(), x.what());
+      moved = true;
       continue;
     }
-    if (!p->done.empty()) advance(e, *p);
+    if (!p->done.empty()) {
+      moved = true;
+      advance(e, *p);
+    }
   }
+  return moved;
 }
 
 constexpr int kProgressed = -1;  // a schedule's message completed
@@ -176,9 +185,11 @@ int block_once(Engine& e, std::unique_lock<std::mutex>& lock, const std::vector<
     }
     poll_locked(e);
     if (e.flying.empty() && !natives_active) return kNothing;
+    e.polling_waiters.fetch_add(1, std::memory_order_relaxed);
     lock.unlock();
     sched_yield();
     lock.lock();
+    e.polling_waiters.fetch_sub(1, std::memory_order_relaxed);
     return kProgressed;
   }
   e.all.clear();
@@ -226,6 +237,30 @@ int block_once(Engine& e, std::unique_lock<std::mutex>& lock, const std::vector<
   if (!kSmpi) poll_locked(e);  // whatever else has completed meanwhile
   return kProgressed;
 }
+
+// A wait that blocks on hetcoll's collectives, watched for hangs
+// (watchdog.hpp): the report names the first collective still running and
+// the messages it waits for. off() before a request is released (its
+// memory and communicator's state may go).
+class WatchedWait {
+ public:
+  void on(const Pending* p) {
+    if (p == shown_ || !p || !hang_reports_on()) return;
+    if (!call_) call_.emplace(call_name(*p), &p->st->name, false);
+    call_->show(call_name(*p), &p->st->name, &p->log);
+    shown_ = p;
+  }
+  void off() {
+    if (!shown_) return;
+    static const std::string kWhere = "its communicator";
+    call_->show("a wait on non-blocking collectives", &kWhere, nullptr);
+    shown_ = nullptr;
+  }
+
+ private:
+  std::optional<WatchedCall> call_;
+  const Pending* shown_ = nullptr;
+};
 
 Pending* find(Engine& e, MPI_Request r) {
   if (r == MPI_REQUEST_NULL) return nullptr;
@@ -419,6 +454,15 @@ void poll_collectives() {
   poll_locked(e);
 }
 
+Poll progress_poll() {
+  Engine& e = engine();
+  if (e.polling_waiters.load(std::memory_order_relaxed) > 0) return Poll::stood_aside;
+  if (!collectives_in_flight()) return Poll::idle;
+  std::unique_lock<std::mutex> lock(e.mu, std::try_to_lock);
+  if (!lock.owns_lock()) return Poll::stood_aside;  // another thread is advancing them
+  return poll_locked(e) ? Poll::moved : Poll::idle;
+}
+
 // ------------------------------------------------------------- completion
 
 int wait_requests(int n, MPI_Request reqs[], MPI_Status statuses[]) {
@@ -428,12 +472,15 @@ int wait_requests(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   std::unique_lock<std::mutex> lock(e.mu);
   if (n == 1) {  // MPI_Wait on a hetcoll request: nothing to allocate
     if (Pending* p = find(e, reqs[0])) {
+      WatchedWait watched;
+      if (p->active && !p->finished) watched.on(p);
       while (p->active && !p->finished) {
         MPI_Status s;
         int rc;
         if (block_once(e, lock, {}, &s, &rc) == kNothing && !p->finished)
           settle(e, *p, MPI_ERR_INTERN, "internal error in hetcoll: a collective in flight with nothing to wait for");
       }
+      watched.off();
       const MPI_Comm comm = p->comm;
       if (!p->active) {
         empty_status(status_at(statuses, 0), MPI_SUCCESS);
@@ -456,20 +503,22 @@ int wait_requests(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   }
   std::vector<MPI_Request*> natives;
   std::vector<int> native_at;
+  WatchedWait watched;
   for (;;) {
     natives.clear();
     native_at.clear();
-    bool waiting = false;
+    const Pending* running = nullptr;
     for (int i = 0; i < n; ++i) {
       if (done[size_t(i)]) continue;
       if (Pending* p = ours[size_t(i)]) {
-        waiting |= p->active && !p->finished;
+        if (!running && p->active && !p->finished) running = p;
       } else {
         natives.push_back(&reqs[i]);
         native_at.push_back(i);
       }
     }
-    if (!waiting && natives.empty()) break;
+    if (!running && natives.empty()) break;
+    watched.on(running);
     MPI_Status s;
     int rc;
     const int j = block_once(e, lock, natives, &s, &rc);
@@ -485,6 +534,7 @@ int wait_requests(int n, MPI_Request reqs[], MPI_Status statuses[]) {
       }
     }
   }
+  watched.off();
   const Failure f = release_all(e, ours, &done, reqs, statuses, codes);
   lock.unlock();
   int first = MPI_SUCCESS;
@@ -554,9 +604,11 @@ int any(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status, bo
   std::vector<MPI_Request*> natives;
   std::vector<int> native_at;
   std::vector<MPI_Request> copy;
+  WatchedWait watched;
   for (bool first = true;; first = false) {
     if (!block || (first && !kSmpi)) poll_locked(e);
     bool waiting = false;
+    const Pending* running = nullptr;
     natives.clear();
     native_at.clear();
     for (int i = 0; i < n; ++i) {
@@ -566,14 +618,16 @@ int any(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status, bo
         natives.push_back(&reqs[i]);
         native_at.push_back(i);
       } else if (active(p) && p->finished) {
+        watched.off();
         const MPI_Comm comm = p->comm;
         const int err = release(e, p, &reqs[i], status);
         *index = i;
         *flag = 1;
         lock.unlock();
         return err == MPI_SUCCESS ? MPI_SUCCESS : raise_on(comm, err);
-      } else {
-        waiting |= active(p);
+      } else if (active(p)) {
+        waiting = true;
+        if (!running) running = p;
       }
     }
     if (!block) {
@@ -599,6 +653,7 @@ int any(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status, bo
       return rc;
     }
     int rc;
+    watched.on(running);
     const int j = block_once(e, lock, natives, status, &rc);
     if (j >= 0) {
       *index = native_at[size_t(j)];
@@ -624,10 +679,12 @@ int some(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status sta
   std::vector<MPI_Status> ns;
   std::vector<MPI_Request*> natives;
   Failure f;
+  WatchedWait watched;
   for (bool first = true;; first = false) {
     if (!block || (first && !kSmpi)) poll_locked(e);
     int count = 0;
     bool waiting = false;
+    const Pending* running = nullptr;
     copy.clear();
     native_at.clear();
     for (int i = 0; i < n; ++i) {
@@ -637,12 +694,14 @@ int some(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status sta
         copy.push_back(reqs[i]);
         native_at.push_back(i);
       } else if (active(p) && p->finished) {
+        watched.off();
         const MPI_Comm comm = p->comm;
         const int err = release(e, p, &reqs[i], status_at(statuses, count));
         if (err != MPI_SUCCESS && f.code == MPI_SUCCESS) f = {comm, err};
         indices[count++] = i;
-      } else {
-        waiting |= active(p);
+      } else if (active(p)) {
+        waiting = true;
+        if (!running) running = p;
       }
     }
     int rc = MPI_SUCCESS, got = MPI_UNDEFINED;
@@ -676,6 +735,7 @@ int some(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status sta
     for (int i : native_at) natives.push_back(&reqs[i]);
     MPI_Status s;
     int brc;
+    watched.on(running);
     const int j = block_once(e, lock, natives, &s, &brc);
     if (j >= 0) {
       const int i = native_at[size_t(j)];

@@ -33,6 +33,7 @@
 
 #include "exec/executor.hpp"
 #include "exec/mpi_transport.hpp"
+#include "exec/wait_log.hpp"
 #include "interpose/buffers.hpp"
 #include "interpose/call.hpp"
 #include "interpose/comm_state.hpp"
@@ -53,6 +54,7 @@ struct Pending {
   ExecScratch scratch;
   ExecRun run;
   std::vector<Transport::Request> done;
+  WaitLog log;  // its messages outstanding, for hang reports (watchdog.hpp)
   uint64_t epoch = 0;
   MPI_Request handle = MPI_REQUEST_NULL;  // what the application holds (none: a blocking call)
   bool persistent = false;
@@ -107,6 +109,11 @@ int start_all(int n, MPI_Request reqs[]);
 // Advances the collectives in flight without blocking (MPI_Iprobe and the
 // loops that poll).
 void poll_collectives();
+// The progress thread's poll: like poll_collectives, but it stands aside
+// while another thread advances the collectives (a wait polling under
+// MPI_THREAD_MULTIPLE, or one holding the engine).
+enum class Poll { moved, idle, stood_aside };
+Poll progress_poll();
 
 // Raises `code` on `comm` the way MPI does: returned under
 // MPI_ERRORS_RETURN, else the handler in effect is called. Returns code.

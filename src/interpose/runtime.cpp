@@ -147,7 +147,7 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
   Decision d = decide(coll, *pl, st, rank);
   if (d.native()) {
     cc.native = true;
-    cc.why = cat(mpi_name(coll.op), ": ", d.note);
+    cc.why = d.note;  // the call's name is the caller's (guarded): blocking, non-blocking or persistent
     return cc;
   }
   const Algorithm& a = *d.choice.algorithm;
@@ -240,7 +240,8 @@ void launch(Pending& p, CommState& st) {
   if (!p.transport || !p.transport->serves(st.dup, st.info)) p.transport = std::make_unique<MpiTransport>(st.dup, st.info);
   p.epoch = st.epoch++;
   engine_wait_for_tags(st, p.epoch, st.info.epochs);
-  p.transport->reset(nullptr, st.world_ranks.data(), p.epoch);
+  if (hang_reports_on()) p.log.clear();
+  p.transport->reset(hang_reports_on() ? &p.log : nullptr, st.world_ranks.data(), p.epoch);
   p.transport->set_send_ports(int(cc.prog.send_ports));
   p.finished = false;
   p.error = MPI_SUCCESS;
@@ -274,6 +275,8 @@ void rethrow(const Pending& p) {
 }
 
 Status execute_call(const Call& call, Pending* nb, Mode mode) {
+  const char* name =
+      mpi_name(call.coll, mode == Mode::start ? Form::nonblocking : mode == Mode::plan ? Form::persistent : Form::blocking);
   forget_layouts();
   Config& cfg = config();
   report_configuration();
@@ -315,13 +318,13 @@ Status execute_call(const Call& call, Pending* nb, Mode mode) {
   // From here the call may wait for other ranks (the duplicate of a new
   // communicator is made collectively): hang reports watch it.
   static const std::string kNew = "a communicator hetcoll is setting up (MPI_Comm_dup)";
-  WatchedCall watch(mpi_name(call.coll), known ? &known->name : &kNew, false);
+  WatchedCall watch(name, known ? &known->name : &kNew, false);
   CommState& st = known ? *known : create_state(call.comm);
   // A disabled rank gets no further: either every rank is disabled
   // (native_only) or the configurations differ (disagreement).
   if (!known) {
     if (const std::string* why = native_reason(st, cfg)) {
-      if (why == &st.native_only && !cfg.disabled) say_once(cat(mpi_name(call.coll), ": ", *why, " → native MPI"));
+      if (why == &st.native_only && !cfg.disabled) say_once(cat(name, ": ", *why, " → native MPI"));
       t_decline = why;
       return Status::unsupported;
     }
@@ -376,7 +379,9 @@ Status execute_call(const Call& call, Pending* nb, Mode mode) {
     launch(p, st);
     if (mode == Mode::start) return Status::ok;
     if (lock.owns_lock()) lock.unlock();  // the others in flight may need this communicator's state
+    watch.show(name, &st.name, &p.log);
     engine_finish(p);
+    watch.show(name, &st.name, nullptr);  // p's log may go now
     if (local) {
       const Pending& q = *local;
       if (q.error != MPI_SUCCESS) rethrow(q);
@@ -410,8 +415,7 @@ Status fail(Status s, int code, const std::string& message, bool answer_here = f
 // Runs f (an execute_call) and turns what it throws into a Status, the
 // reason kept in t_last.
 template <class F>
-Status guarded(CollOp coll, F&& f) noexcept {
-  const char* name = mpi_name(coll);
+Status guarded(const char* name, F&& f) noexcept {
   try {
     try {
       const Status s = f();
@@ -420,7 +424,9 @@ Status guarded(CollOp coll, F&& f) noexcept {
       // HETCOLL_DISABLE: no string is built, the message is kept.
       t_last.status = Status::unsupported;
       t_last.mpi_code = MPI_SUCCESS;
-      t_last.message.assign(*t_decline);
+      t_last.message.assign(name);
+      t_last.message.append(": ");
+      t_last.message.append(*t_decline);
       t_last.answer_here = false;
       return Status::unsupported;
     } catch (const Decline& d) {
@@ -446,24 +452,24 @@ Status guarded(CollOp coll, F&& f) noexcept {
 }  // namespace
 
 Status run(const Call& call) noexcept {
-  return guarded(call.coll, [&] { return execute_call(call, nullptr, Mode::blocking); });
+  return guarded(mpi_name(call.coll), [&] { return execute_call(call, nullptr, Mode::blocking); });
 }
 
 Status start(const Call& call, Pending& p) noexcept {
-  return guarded(call.coll, [&] { return execute_call(call, &p, Mode::start); });
+  return guarded(mpi_name(call.coll, Form::nonblocking), [&] { return execute_call(call, &p, Mode::start); });
 }
 
 Status plan_persistent(const Call& call, Pending& p) noexcept {
   p.persistent = true;
-  return guarded(call.coll, [&] { return execute_call(call, &p, Mode::plan); });
+  return guarded(mpi_name(call.coll, Form::persistent), [&] { return execute_call(call, &p, Mode::plan); });
 }
 
 Status restart(Pending& p) noexcept {
-  return guarded(p.call.coll, [&] {
+  return guarded(mpi_name(p.call.coll, Form::persistent), [&] {
     forget_layouts();
     CommState& st = *p.st;
     static const std::string kWhere = "a persistent collective's communicator";
-    WatchedCall watch(mpi_name(p.call.coll), st.orphaned ? &kWhere : &st.name, false);
+    WatchedCall watch(mpi_name(p.call.coll, Form::persistent), st.orphaned ? &kWhere : &st.name, false);
     std::unique_lock<std::mutex> lock(st.mu, std::defer_lock);
     if (st.multiple) lock.lock();
     // The buffers are read now (MPI_Start), with the plan made at init.
@@ -513,15 +519,23 @@ std::string last_decision(MPI_Comm comm) {
   return st->last;
 }
 
-const char* mpi_name(CollOp op) {
+#if MPI_VERSION >= 4
+#define HC_INIT_PREFIX "MPI_"
+#else
+#define HC_INIT_PREFIX "MPIX_"  // Open MPI 4's pcollreq extension
+#endif
+const char* mpi_name(CollOp op, Form form) {
   switch (op) {
-#define HETCOLL_COLLECTIVE(name, Name, params, args) \
-  case CollOp::name:                                 \
-    return "MPI_" #Name;
+#define HETCOLL_COLLECTIVE(name, Name, params, args)                                     \
+  case CollOp::name:                                                                     \
+    return form == Form::nonblocking  ? "MPI_I" #name                                    \
+           : form == Form::persistent ? HC_INIT_PREFIX #Name "_init"                     \
+                                      : "MPI_" #Name;
 #include "hetcoll_collectives.def"
 #undef HETCOLL_COLLECTIVE
   }
   return "MPI_?";
 }
+#undef HC_INIT_PREFIX
 
 }  // namespace hetcoll::mpi

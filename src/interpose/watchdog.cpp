@@ -25,6 +25,7 @@ struct WatchSlot {
   std::atomic<bool> native{false};
   std::atomic<const std::string*> where{nullptr};
   WaitLog log;
+  std::atomic<const WaitLog*> shown{nullptr};  // another log to describe (a non-blocking collective's)
   // The watchdog's own bookkeeping.
   uint64_t seen_serial = 0;
   Clock::time_point seen_since;
@@ -45,7 +46,8 @@ Slots& slots() {
 
 std::string describe_waits(const Slot& s) {
   constexpr size_t kShown = 8;
-  std::vector<WaitLog::Entry> v = s.log.outstanding(kShown + 1);
+  const WaitLog* shown = s.shown.load(std::memory_order_acquire);
+  std::vector<WaitLog::Entry> v = (shown ? *shown : s.log).outstanding(kShown + 1);
   if (v.empty()) return "it has no message outstanding (it is between steps)";
   std::string out = "it waits";
   for (size_t i = 0; i < v.size() && i < kShown; ++i) {
@@ -115,8 +117,10 @@ Slot& my_slot() {
   return *slot;
 }
 
+}  // namespace
+
 // Hang reports on (HETCOLL_HANG_TIMEOUT > 0)? Read once.
-bool watching() {
+bool hang_reports_on() {
 #ifdef HETCOLL_SMPI
   // Simulated time is not wall time, and SimGrid reports a stalled
   // simulation itself (testbed/smpi/run fails on it): no watchdog thread.
@@ -126,6 +130,7 @@ bool watching() {
   return on;
 }
 
+namespace {
 void start_watchdog() {
   static std::atomic<bool> started{false};
   if (started.load(std::memory_order_acquire)) return;
@@ -144,7 +149,7 @@ std::mutex& watch_lock() {
 }
 
 WatchedCall::WatchedCall(const char* what, const std::string* where, bool native) {
-  if (!watching()) return;
+  if (!hang_reports_on()) return;
   start_watchdog();
   Slot& s = my_slot();
   slot_ = &s;
@@ -152,6 +157,7 @@ WatchedCall::WatchedCall(const char* what, const std::string* where, bool native
   s.what.store(what, std::memory_order_relaxed);
   s.native.store(native, std::memory_order_relaxed);
   s.where.store(where, std::memory_order_relaxed);
+  s.shown.store(nullptr, std::memory_order_relaxed);
   s.busy.store(true, std::memory_order_release);
   log = &s.log;
 }
@@ -160,8 +166,24 @@ void WatchedCall::rename(const std::string* where) {
   if (slot_) slot_->where.store(where, std::memory_order_release);
 }
 
+void WatchedCall::show(const char* what, const std::string* where, const WaitLog* shown) {
+  if (!slot_) return;
+  std::lock_guard<std::mutex> lock(watch_lock());  // the watchdog is not reading the old ones
+  slot_->what.store(what, std::memory_order_relaxed);
+  slot_->where.store(where, std::memory_order_relaxed);
+  slot_->shown.store(shown, std::memory_order_release);
+}
+
 WatchedCall::~WatchedCall() {
-  if (slot_) slot_->busy.store(false, std::memory_order_release);
+  if (!slot_) return;
+  if (slot_->shown.load(std::memory_order_relaxed)) {
+    // What it shows may be freed right after: not while the watchdog reads it.
+    std::lock_guard<std::mutex> lock(watch_lock());
+    slot_->busy.store(false, std::memory_order_release);
+    slot_->shown.store(nullptr, std::memory_order_relaxed);
+    return;
+  }
+  slot_->busy.store(false, std::memory_order_release);
 }
 
 }  // namespace hetcoll::mpi

@@ -33,6 +33,11 @@ class WatchedCall {
   ~WatchedCall();
   // The call goes on under another description (a new communicator has its name).
   void rename(const std::string* where);
+  // A wait on non-blocking collectives: the report names the collective
+  // `what` on `where` and the messages `shown` records (null: this call's
+  // own `log`). Whoever frees `shown` or `where` calls show() again first
+  // (or ends the WatchedCall); both take watch_lock().
+  void show(const char* what, const std::string* where, const WaitLog* shown);
   WaitLog* log = nullptr;
   WatchedCall(const WatchedCall&) = delete;
   WatchedCall& operator=(const WatchedCall&) = delete;
@@ -44,5 +49,8 @@ class WatchedCall {
 // Held while the watchdog reads the descriptions of calls; whoever frees
 // what a description points to takes it first.
 std::mutex& watch_lock();
+
+// Hang reports on (HETCOLL_HANG_TIMEOUT > 0, not SimGrid)?
+bool hang_reports_on();
 
 }  // namespace hetcoll::mpi

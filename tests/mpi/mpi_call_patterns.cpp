@@ -654,13 +654,24 @@ void bigcount() {
 // ---------------------------------------------------------------- hang
 
 // The last rank arrives 4 s late; with HETCOLL_HANG_TIMEOUT=1 the others
-// report (on stderr) what they wait for. The call then completes.
+// report (on stderr) what they wait for. The call then completes. Then
+// the same with non-blocking collectives: the MPI_Waitall that waits for
+// them reports the first still running.
 void hang() {
   std::vector<double> v(1000, 1.0), w(1000);
   MPI_Allreduce(v.data(), w.data(), 1000, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);  // hetcoll's state exists
   if (world_rank == world_size - 1) sleep(4);
   MPI_Allreduce(v.data(), w.data(), 1000, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   report(w[0] == world_size, "the late allreduce");
+
+  if (world_rank == world_size - 1) sleep(4);
+  std::vector<double> nb(1000);
+  int x = world_rank == 0 ? 42 : 0;
+  MPI_Request r[2];
+  MPI_Iallreduce(v.data(), nb.data(), 1000, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r[0]);
+  MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &r[1]);
+  MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  report(nb[999] == world_size && x == 42, "the late MPI_Iallreduce and MPI_Ibcast");
 }
 
 }  // namespace

@@ -520,6 +520,9 @@ void matrix(const Comms& comms, std::mt19937& rng, bool quick) {
             char algo[256] = {0};
             hetcoll_last_algorithm(c.comm, algo, sizeof algo);
             if (algo[0]) ++hetcoll_ran;
+          } else {  // declined: the reason names the call the application made
+            const std::string why = hetcoll_last_error();
+            if (why.rfind("MPI_I", 0) != 0) fail(c.label + ": the decline names \"" + why + "\", not MPI_I…");
           }
           std::vector<MPI_Request> one{req};
           complete_all(one, int(rng() % 8), rng);
