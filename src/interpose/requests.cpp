@@ -19,8 +19,35 @@ namespace hetcoll::mpi {
 
 namespace {
 
+// MPI_THREAD_MULTIPLE: several threads may wait at once, so nobody blocks
+// inside MPI holding the engine; waits poll and yield instead (as the
+// native libraries' waits do).
+bool threads_multiple() {
+  static const bool multiple = [] {
+    int level = MPI_THREAD_SINGLE;
+    return PMPI_Query_thread(&level) == MPI_SUCCESS && level == MPI_THREAD_MULTIPLE;
+  }();
+  return multiple;
+}
+
+// The engine's lock: only under MPI_THREAD_MULTIPLE (the progress thread
+// runs only there too); with any other level the application's MPI calls
+// never overlap, and a lock per call would be a tenth of a small call's
+// cost.
+struct EngineMutex {
+  std::mutex m;
+  void lock() {
+    if (threads_multiple()) m.lock();
+  }
+  void unlock() {
+    if (threads_multiple()) m.unlock();
+  }
+  bool try_lock() { return !threads_multiple() || m.try_lock(); }
+};
+using EngineLock = std::unique_lock<EngineMutex>;
+
 struct Engine {
-  std::mutex mu;
+  EngineMutex mu;
   std::unordered_map<MPI_Request, Pending*> by_handle;  // the application's hetcoll requests
   std::vector<Pending*> flying;                         // schedules running
   std::atomic<size_t> live{0}, in_flight{0};
@@ -40,16 +67,6 @@ Engine& engine() {
   return *e;
 }
 
-// MPI_THREAD_MULTIPLE: several threads may wait at once, so nobody blocks
-// inside MPI holding the engine; waits poll and yield instead (as the
-// native libraries' waits do).
-bool threads_multiple() {
-  static const bool multiple = [] {
-    int level = MPI_THREAD_SINGLE;
-    return PMPI_Query_thread(&level) == MPI_SUCCESS && level == MPI_THREAD_MULTIPLE;
-  }();
-  return multiple;
-}
 
 #ifdef HETCOLL_SMPI
 constexpr bool kSmpi = true;  // a test costs simulated time there: block instead
@@ -165,7 +182,7 @@ constexpr int kNothing = -2;     // nothing active to wait for
 // one that completed (its handle updated, *status and *rc set), or
 // kProgressed, or kNothing. Under MPI_THREAD_MULTIPLE it polls once and
 // yields instead of blocking.
-int block_once(Engine& e, std::unique_lock<std::mutex>& lock, const std::vector<MPI_Request*>& natives,
+int block_once(Engine& e, EngineLock& lock, const std::vector<MPI_Request*>& natives,
                MPI_Status* status, int* rc) {
   *rc = MPI_SUCCESS;
   if (threads_multiple()) {
@@ -281,7 +298,7 @@ int release(Engine& e, Pending* p, MPI_Request* handle, MPI_Status* status) {
   if (p->persistent) return err;
   e.by_handle.erase(p->handle);
   e.live.fetch_sub(1, std::memory_order_acq_rel);
-  PMPI_Wait(&p->handle, MPI_STATUS_IGNORE);  // the completed generalized request, freed
+  PMPI_Request_free(&p->handle);  // the completed generalized request
   *handle = MPI_REQUEST_NULL;
   if (e.spare.size() < kSparePendings) {
     p->reuse();
@@ -325,7 +342,7 @@ Failure release_all(Engine& e, const std::vector<Pending*>& ours, const std::vec
 template <class Native, class Ours>
 int on_request(MPI_Request req, Native&& native, Ours&& ours) {
   Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
+  EngineLock lock(e.mu);
   Pending* p = find(e, req);
   if (!p) {
     lock.unlock();
@@ -336,7 +353,7 @@ int on_request(MPI_Request req, Native&& native, Ours&& ours) {
 
 // An erroneous use of a collective's request: said once, MPI_ERR_REQUEST
 // raised on its communicator.
-int erroneous(std::unique_lock<std::mutex>& lock, const Pending* p, const char* what) {
+int erroneous(EngineLock& lock, const Pending* p, const char* what) {
   const MPI_Comm comm = p->comm;
   const std::string line = cat(call_name(*p), ": ", what);
   lock.unlock();
@@ -347,6 +364,12 @@ int erroneous(std::unique_lock<std::mutex>& lock, const Pending* p, const char* 
 }  // namespace
 
 Pending::~Pending() {
+  {
+    // A wait's hang report may be reading its log (watchdog.hpp): not
+    // while it goes. (Rare: finished requests are kept for reuse.)
+    std::lock_guard<std::mutex> lock(watch_lock());
+    log.clear();
+  }
   if (transport) transport->reset();
   transport.reset();
   if (st) release_state(*st);
@@ -355,7 +378,7 @@ Pending::~Pending() {
 std::unique_ptr<Pending> new_pending() {
   Engine& e = engine();
   {
-    std::lock_guard<std::mutex> lock(e.mu);
+    std::lock_guard<EngineMutex> lock(e.mu);
     if (!e.spare.empty()) {
       Pending* p = e.spare.back();
       e.spare.pop_back();
@@ -368,7 +391,7 @@ std::unique_ptr<Pending> new_pending() {
 void recycle(Pending* p) {
   Engine& e = engine();
   p->reuse();
-  std::lock_guard<std::mutex> lock(e.mu);
+  std::lock_guard<EngineMutex> lock(e.mu);
   if (e.spare.size() < kSparePendings) {
     e.spare.push_back(p);
   } else {
@@ -398,7 +421,7 @@ bool collectives_in_flight() { return engine().in_flight.load(std::memory_order_
 void engine_add(Pending& p) {
   Engine& e = engine();
   {
-    std::lock_guard<std::mutex> lock(e.mu);
+    std::lock_guard<EngineMutex> lock(e.mu);
     e.flying.push_back(&p);
     e.in_flight.fetch_add(1, std::memory_order_acq_rel);
     if (p.run.finished()) settle(e, p, MPI_SUCCESS, "");
@@ -408,7 +431,7 @@ void engine_add(Pending& p) {
 
 void engine_wait_for_tags(const CommState& st, uint64_t epoch, int epochs) {
   Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
+  EngineLock lock(e.mu);
   const uint64_t E = uint64_t(std::max(epochs, 1));
   for (;;) {
     bool clash = false;
@@ -422,7 +445,7 @@ void engine_wait_for_tags(const CommState& st, uint64_t epoch, int epochs) {
 
 void engine_finish(Pending& p) {
   Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
+  EngineLock lock(e.mu);
   while (!p.finished) {
     MPI_Status s;
     int rc;
@@ -433,7 +456,7 @@ void engine_finish(Pending& p) {
 
 MPI_Request issue(std::unique_ptr<Pending> p, MPI_Request native) {
   Engine& e = engine();
-  std::lock_guard<std::mutex> lock(e.mu);
+  std::lock_guard<EngineMutex> lock(e.mu);
   if (p->persistent) {
     p->handle = native;
   } else {
@@ -450,7 +473,7 @@ MPI_Request issue(std::unique_ptr<Pending> p, MPI_Request native) {
 void poll_collectives() {
   if (!collectives_in_flight()) return;
   Engine& e = engine();
-  std::lock_guard<std::mutex> lock(e.mu);
+  std::lock_guard<EngineMutex> lock(e.mu);
   poll_locked(e);
 }
 
@@ -458,7 +481,7 @@ Poll progress_poll() {
   Engine& e = engine();
   if (e.polling_waiters.load(std::memory_order_relaxed) > 0) return Poll::stood_aside;
   if (!collectives_in_flight()) return Poll::idle;
-  std::unique_lock<std::mutex> lock(e.mu, std::try_to_lock);
+  EngineLock lock(e.mu, std::try_to_lock);
   if (!lock.owns_lock()) return Poll::stood_aside;  // another thread is advancing them
   return poll_locked(e) ? Poll::moved : Poll::idle;
 }
@@ -469,7 +492,7 @@ int wait_requests(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   if (!requests_live() && !collectives_in_flight())
     return n == 1 ? PMPI_Wait(reqs, status_at(statuses, 0)) : PMPI_Waitall(n, reqs, statuses);
   Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
+  EngineLock lock(e.mu);
   if (n == 1) {  // MPI_Wait on a hetcoll request: nothing to allocate
     if (Pending* p = find(e, reqs[0])) {
       WatchedWait watched;
@@ -555,7 +578,7 @@ int test_requests(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   if (!requests_live() && !collectives_in_flight())
     return n == 1 ? PMPI_Test(reqs, flag, status_at(statuses, 0)) : PMPI_Testall(n, reqs, flag, statuses);
   Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
+  EngineLock lock(e.mu);
   poll_locked(e);
   std::vector<Pending*> ours(static_cast<size_t>(n));
   std::vector<MPI_Request> natives;
@@ -600,7 +623,7 @@ namespace {
 // Waitany / Testany: exactly one request completes, or none is active.
 int any(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status, bool block) {
   Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
+  EngineLock lock(e.mu);
   std::vector<MPI_Request*> natives;
   std::vector<int> native_at;
   std::vector<MPI_Request> copy;
@@ -673,7 +696,7 @@ int any(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status, bo
 // blocking, or MPI_UNDEFINED when none is active.
 int some(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[], bool block) {
   Engine& e = engine();
-  std::unique_lock<std::mutex> lock(e.mu);
+  EngineLock lock(e.mu);
   std::vector<MPI_Request> copy;
   std::vector<int> native_at, idx;
   std::vector<MPI_Status> ns;
@@ -778,7 +801,7 @@ int request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   poll_collectives();
   return on_request(
       req, [&] { return PMPI_Request_get_status(req, flag, status); },
-      [&](Engine&, std::unique_lock<std::mutex>&, Pending* p) -> int {
+      [&](Engine&, EngineLock&, Pending* p) -> int {
         *flag = !p->active || p->finished;
         if (*flag) empty_status(status, p->active ? p->error : MPI_SUCCESS);
         return MPI_SUCCESS;
@@ -789,7 +812,7 @@ int request_free(MPI_Request* req) {
   if (!requests_live()) return PMPI_Request_free(req);
   return on_request(
       *req, [&] { return PMPI_Request_free(req); },
-      [&](Engine& e, std::unique_lock<std::mutex>& lock, Pending* p) -> int {
+      [&](Engine& e, EngineLock& lock, Pending* p) -> int {
         if (p->active && !p->finished)
           return erroneous(lock, p, "MPI_Request_free on a collective still in progress is erroneous "
                                     "(MPI 4.0, 6.12): complete it first");
@@ -811,7 +834,7 @@ int cancel(MPI_Request* req) {
   if (!requests_live()) return PMPI_Cancel(req);
   return on_request(
       *req, [&] { return PMPI_Cancel(req); },
-      [&](Engine&, std::unique_lock<std::mutex>& lock, Pending* p) -> int {
+      [&](Engine&, EngineLock& lock, Pending* p) -> int {
         return erroneous(lock, p, "MPI_Cancel on a collective's request is erroneous (MPI 4.0, 6.12): ignored");
       });
 }
@@ -821,7 +844,7 @@ int start(MPI_Request* req) {
   Pending* p = nullptr;  // a persistent collective of hetcoll's, inactive
   const int rc = on_request(
       *req, [&] { return PMPI_Start(req); },
-      [&](Engine&, std::unique_lock<std::mutex>& lock, Pending* q) -> int {
+      [&](Engine&, EngineLock& lock, Pending* q) -> int {
         if (q->active) return erroneous(lock, q, "MPI_Start on a persistent collective still active is erroneous");
         p = q;
         return MPI_SUCCESS;

@@ -168,21 +168,16 @@ void WatchedCall::rename(const std::string* where) {
 
 void WatchedCall::show(const char* what, const std::string* where, const WaitLog* shown) {
   if (!slot_) return;
-  std::lock_guard<std::mutex> lock(watch_lock());  // the watchdog is not reading the old ones
+  // No lock: whoever frees what the old values point to takes watch_lock()
+  // to do it (comm_state.cpp, Pending's destructor), after this.
   slot_->what.store(what, std::memory_order_relaxed);
-  slot_->where.store(where, std::memory_order_relaxed);
+  slot_->where.store(where, std::memory_order_release);
   slot_->shown.store(shown, std::memory_order_release);
 }
 
 WatchedCall::~WatchedCall() {
   if (!slot_) return;
-  if (slot_->shown.load(std::memory_order_relaxed)) {
-    // What it shows may be freed right after: not while the watchdog reads it.
-    std::lock_guard<std::mutex> lock(watch_lock());
-    slot_->busy.store(false, std::memory_order_release);
-    slot_->shown.store(nullptr, std::memory_order_relaxed);
-    return;
-  }
+  slot_->shown.store(nullptr, std::memory_order_relaxed);
   slot_->busy.store(false, std::memory_order_release);
 }
 

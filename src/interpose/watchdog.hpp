@@ -35,8 +35,8 @@ class WatchedCall {
   void rename(const std::string* where);
   // A wait on non-blocking collectives: the report names the collective
   // `what` on `where` and the messages `shown` records (null: this call's
-  // own `log`). Whoever frees `shown` or `where` calls show() again first
-  // (or ends the WatchedCall); both take watch_lock().
+  // own `log`). Whoever frees `shown` or `where` calls show() again (or
+  // ends the WatchedCall) first, and takes watch_lock() to free it.
   void show(const char* what, const std::string* where, const WaitLog* shown);
   WaitLog* log = nullptr;
   WatchedCall(const WatchedCall&) = delete;
