@@ -15,7 +15,7 @@ cd "$HETCOLL_ROOT"
 # iproute2 (the emulated cluster: testbed/netns) and Chromium (the report
 # page rendered headless in the tests).
 need_pkgs=(g++ cmake ninja-build libgtest-dev graphviz python3-venv python3-dev openmpi-bin libopenmpi-dev
-           mpich libmpich-dev libsimgrid-dev nlohmann-json3-dev iproute2 chromium)
+           mpich libmpich-dev libsimgrid-dev nlohmann-json3-dev iproute2 chromium pkg-config)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${need_pkgs[@]}"; do

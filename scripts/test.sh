@@ -3,13 +3,16 @@
 #   1. the C++ tests and the MPI tests against Open MPI (ctest, build/py),
 #   2. the Python tests (pytest),
 #   3. the MPI tests against MPICH (build/mpich),
+#   3b. hetcoll installed: the wheel into a new virtual environment,
+#      examples/consumer built with find_package and pkg-config against the
+#      wheel (Open MPI) and against `cmake --install build/mpich` (MPICH),
 #   4. the MPI tests in SimGrid, one rank per simulated host (build/smpi),
 #   5. the emulated cluster end to end at small size (tests/netns: 4 hosts
 #      in 2 subnets; skipped, saying why, without root or namespaces).
-# TEST_MPIS="openmpi" (or any of openmpi mpich smpi netns) runs fewer.
+# TEST_MPIS="openmpi" (or any of openmpi mpich install smpi netns) runs fewer.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-mpis="${TEST_MPIS:-openmpi mpich smpi netns}"
+mpis="${TEST_MPIS:-openmpi mpich install smpi netns}"
 if [[ " $mpis " == *" openmpi "* ]]; then
   echo "== C++ and MPI tests, Open MPI (ctest, build/py)"
   ctest --test-dir build/py --output-on-failure
@@ -20,6 +23,10 @@ if [[ " $mpis " == *" mpich "* ]]; then
   echo "== MPI tests, MPICH (build/mpich)"
   bash scripts/build_mpich.sh
   ctest --test-dir build/mpich --output-on-failure
+fi
+if [[ " $mpis " == *" install "* ]]; then
+  echo "== Installed: a new virtual environment, find_package(hetcoll), pkg-config (tests/install)"
+  bash tests/install/install_test.sh
 fi
 if [[ " $mpis " == *" smpi "* ]]; then
   echo "== MPI tests, SimGrid SMPI (build/smpi)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -593,22 +594,72 @@ def cmd_crossovers(args) -> int:
     return 0
 
 
-def library_paths() -> dict:
-    """Where the installed MPI libraries and the C header are."""
+def installed_mpis() -> dict:
+    """The MPIs the installed libraries are built for, as the build wrote
+    them (lib/hetcoll/mpis.json): {"default": "openmpi", "mpis": {"openmpi":
+    "", "mpich": "mpich"}} — each MPI's directory under lib/."""
+    import json
+    from pathlib import Path
+
+    f = Path(__file__).resolve().parent / "lib" / "hetcoll" / "mpis.json"
+    try:
+        return json.loads(f.read_text())
+    except (OSError, ValueError):
+        return {"default": None, "mpis": {}}
+
+
+def launcher_mpi() -> str | None:
+    """The MPI whose mpirun (or mpiexec) is first on PATH: openmpi, mpich, or None."""
+    launcher = shutil.which("mpirun") or shutil.which("mpiexec")
+    if not launcher:
+        return None
+    try:
+        out = subprocess.run([launcher, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = out.stdout + out.stderr
+    if "Open MPI" in text or "OpenRTE" in text:
+        return "openmpi"
+    if "HYDRA" in text or "MPICH" in text:
+        return "mpich"
+    return None
+
+
+MPI_NAMES = ("openmpi", "mpich")
+
+
+def library_paths(mpi: str | None = None) -> dict:
+    """Where the installed MPI libraries and the C header are, for `mpi`
+    (openmpi or mpich; None: the MPI of the mpirun on PATH if the libraries
+    are built for it, else the one they were built for first)."""
     from pathlib import Path
 
     base = Path(__file__).resolve().parent
+    built = installed_mpis()
+    mpis = built.get("mpis", {})
+    if mpi is None:
+        on_path = launcher_mpi()
+        mpi = on_path if on_path in mpis else built.get("default")
+    elif mpi not in mpis:
+        have = ", ".join(mpis) or "none"
+        raise CliError(f"no hetcoll libraries for {mpi} here (built for: {have}). Install {mpi}'s "
+                       f"development package (Debian: {'libmpich-dev' if mpi == 'mpich' else 'libopenmpi-dev'}) "
+                       "and build again (pip install .), or build hetcoll with its mpicc (docs/install.md)")
+    lib = base / "lib" / (mpis.get(mpi) or "") if mpi else base / "lib"
     return {
-        "preload": str(base / "lib" / "libhetcoll_mpi.so"),
-        "capi": str(base / "lib" / "libhetcoll.so"),
+        "mpi": mpi,
+        "preload": str(lib / "libhetcoll_mpi.so"),
+        "capi": str(lib / "libhetcoll.so"),
         "include": str(base / "include"),
+        "prefix": str(base),
+        "mpis": sorted(mpis),
     }
 
 
 def cmd_lib(args) -> int:
-    paths = library_paths()
     from pathlib import Path
 
+    paths = library_paths(args.mpi)
     if not Path(paths["preload"]).exists():
         raise CliError("the MPI libraries were not built (no MPI found at build time: "
                        "apt-get install libopenmpi-dev, then pip install . again)")
@@ -744,8 +795,58 @@ def cmd_bench(args) -> int:
     if not _run_mpi(args.np, bench_args, _mpirun_args(args), "the benchmark", env_set, ("HETCOLL_ALGO",),
                     args.dry_run):
         return 0
+    if args.format == "osu":
+        from .osu import osu_file_text
+
+        try:
+            print(osu_file_text(args.output), end="")
+        except ValueError as e:
+            raise CliError(str(e)) from None
+        return 0
     print(f"hetcoll: results in {args.output}" + (f" and {args.csv}" if args.csv else "") +
           f"; 'hetcoll report {args.output} PROFILE -o DIR' draws them")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from . import export as ex
+
+    try:
+        model = _core.parse_model(args.model)
+    except ValueError as e:
+        raise CliError(f"-m {args.model}: {e}") from None
+    if args.ranks:
+        ranks = sorted(set(args.ranks))
+    else:  # powers of two up to the machine's ranks (and its own size), or to 64
+        top = model.ranks if model.ranks > 1 else 64
+        ranks = sorted({2 ** k for k in range(1, 31) if 2 ** k <= top} | {top})
+    if ranks[0] < 2:
+        raise CliError("--ranks: communicators of at least 2 ranks")
+    ops = [o.strip() for o in args.ops.split(",")] if args.ops else list(ex.DEFAULT_OPS)
+    unknown = [o for o in ops if o not in _core.collective_ops()]
+    if unknown:
+        raise CliError(f"--ops: unknown collective {', '.join(unknown)}")
+    try:
+        text, report = ex.export(args.format, model, ops, ranks, args.max, args.elem_size, args.base)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    _write(args.output, text)
+    header = (f"hetcoll export --format {args.format}: {len(ops)} collectives, communicator sizes "
+              f"{','.join(map(str, ranks))}, sizes up to {_core.format_bytes(args.max)}, model {model.spec}")
+    if args.report:
+        _write(args.report, header + "\n" + "\n".join(report) + "\n")
+    if args.json:
+        _emit_json({"format": args.format, "output": args.output, "ranks": ranks, "ops": ops,
+                    "max_bytes": args.max, "model": model.spec, "rules": report})
+        return 0
+    print(header)
+    for line in report:
+        print("  " + line)
+    use = ("mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "
+           f"{os.path.abspath(args.output)} ..." if args.format == "ompi-rules" else
+           f"MPIR_CVAR_DEVICE_COLLECTIVES=none MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="
+           f"{os.path.abspath(args.output)} mpiexec ...")
+    print(f"hetcoll: wrote {args.output}; use it: {use}")
     return 0
 
 
@@ -814,6 +915,18 @@ def cmd_ring(args) -> int:
 
 def cmd_bench_report(args) -> int:
     from .benchreport import write_report
+
+    if args.format == "osu":
+        from .osu import osu_file_text
+
+        if args.markdown or args.png:
+            raise CliError("--format osu prints the results; --markdown and --png belong to the tables")
+        for path in args.results:
+            try:
+                print(osu_file_text(path), end="")
+            except ValueError as e:
+                raise CliError(str(e)) from None
+        return 0
 
     for line in write_report(args.results, args.markdown, args.png):
         print(line)
@@ -1008,8 +1121,34 @@ def _workflow_commands(sub) -> None:
     be.add_argument("--test-every", type=float, metavar="US",
                     help="with --overlap: the compute loop calls MPI_Test every US microseconds (default: never, "
                     "as OSU)")
+    be.add_argument("--format", choices=["text", "osu"], default="text",
+                    help="osu: print the results as the OSU Micro-Benchmarks print theirs (a block per collective "
+                    "and variant: size, then latencies in us), for scripts and plots written for OSU; the JSON "
+                    "is written as always")
     be.add_argument("--dry-run", action="store_true", help="print the mpirun command")
     be.set_defaults(func=cmd_bench, mpirun_args=[])
+
+    ex = sub.add_parser("export", help="hetcoll's decisions as Open MPI's coll_tuned rules or MPICH's selection "
+                        "JSON, for running without LD_PRELOAD")
+    ex.add_argument("--format", required=True, choices=["ompi-rules", "mpich-json"],
+                    help="ompi-rules: Open MPI coll/tuned dynamic rules (4.1); mpich-json: MPICH's collective "
+                    "selection file (4.0)")
+    ex.add_argument("--model", "-m", "--profile", dest="model", required=True,
+                    help="the machine: a profile (its measured decisions first) or any model spec")
+    ex.add_argument("-o", "--output", required=True, help="the file to write")
+    ex.add_argument("--ranks", type=_int_list, help="communicator sizes of the grid (default: powers of two up "
+                    "to the profile's ranks and that number, or up to 64)")
+    ex.add_argument("--ops", help="collectives (default: allreduce,bcast,reduce,allgather,alltoall,barrier,"
+                    "reduce_scatter_block)")
+    ex.add_argument("--max", type=parse_size, default=16 << 20, help="largest message of the grid (default 16M)")
+    ex.add_argument("--elem-size", type=_int_in(1, 1 << 16, "--elem-size"), default=4,
+                    help="element size the grid's counts are of (default 4)")
+    ex.add_argument("--base", help="mpich-json: the MPICH selection file to start from (default: MPICH 4.0.2's "
+                    "own, maint/tuning/coll/mpir/generic.json); the collectives not exported keep its trees")
+    ex.add_argument("--report", help="also write the rule-by-rule report (what hetcoll chose, what was written, "
+                    "where the library has no equivalent) to this file")
+    ex.add_argument("--json", action="store_true", help="the report as JSON")
+    ex.set_defaults(func=cmd_export)
 
     rp = sub.add_parser("report", help="one self-contained HTML page and PNG plots from bench results and a profile")
     rp.add_argument("files", nargs="+", metavar="RESULTS... PROFILE", help="hetcoll bench results, then the profile")
@@ -1021,6 +1160,9 @@ def _workflow_commands(sub) -> None:
     br.add_argument("results", nargs="+", help="JSON files written by bench_mpi (one per rank count)")
     br.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
     br.add_argument("--png", metavar="FILE", help="plot native/hetcoll time ratios by size")
+    br.add_argument("--format", choices=["text", "osu"], default="text",
+                    help="osu: each hetcoll bench result in the OSU Micro-Benchmarks' format instead (hetcoll bench "
+                    "--format osu prints the same)")
     br.set_defaults(func=cmd_bench_report)
 
 
@@ -1128,10 +1270,14 @@ def _paper_commands(sub) -> None:
 def _setup_commands(sub) -> None:
     """Using the library: where it is, what configures it, a tour."""
     lb = sub.add_parser("lib", help="path of libhetcoll_mpi.so, for LD_PRELOAD=$(hetcoll lib) mpirun ...")
-    lb.add_argument("which", nargs="?", choices=["preload", "capi", "include"], default="preload",
+    lb.add_argument("which", nargs="?", choices=["preload", "capi", "include", "prefix"], default="preload",
                     help="preload: libhetcoll_mpi.so (MPI_* replaced); capi: libhetcoll.so (hetcoll_* only); "
-                    "include: the directory of hetcoll.h")
-    lb.add_argument("--json", action="store_true", help="all three paths")
+                    "include: the directory of hetcoll.h; prefix: the installed tree, for CMAKE_PREFIX_PATH "
+                    "(find_package(hetcoll)) and PKG_CONFIG_PATH=PREFIX/lib/pkgconfig")
+    lb.add_argument("--mpi", choices=MPI_NAMES, default=None,
+                    help="the libraries built for this MPI (default: the MPI of the mpirun on PATH, if built "
+                    "for it; else the first one built)")
+    lb.add_argument("--json", action="store_true", help="every path, the MPI chosen and the MPIs built for")
     lb.set_defaults(func=cmd_lib)
 
     cf = sub.add_parser("config", help="the HETCOLL_* environment variables, their meaning and the values in effect")

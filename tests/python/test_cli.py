@@ -330,11 +330,40 @@ def test_lib_points_at_the_installed_preload_library(run_cli):
     code, out, err = run_cli("lib", "--json")
     assert code == 0, err
     d = json.loads(out)
-    assert set(d) == {"preload", "capi", "include"}
+    assert set(d) == {"mpi", "preload", "capi", "include", "prefix", "mpis"}
+    assert d["mpi"] in d["mpis"]
     assert d["preload"].endswith("libhetcoll_mpi.so") and os.path.exists(d["preload"])
     assert os.path.exists(os.path.join(d["include"], "hetcoll.h"))
+    # The prefix holds what find_package(hetcoll) and pkg-config read.
+    assert os.path.exists(os.path.join(d["prefix"], "lib", "cmake", "hetcoll", "hetcollConfig.cmake"))
+    assert os.path.exists(os.path.join(d["prefix"], "lib", "pkgconfig", "hetcoll.pc"))
     code, out, _ = run_cli("lib")
     assert code == 0 and out.strip() == d["preload"]
+
+
+def test_lib_names_each_mpis_build(run_cli):
+    """--mpi: the libraries built against that MPI (their ELF names its
+    library), or an error naming what is there."""
+    needed = {"openmpi": b"libmpi.so.40", "mpich": b"libmpich.so"}
+    code, out, err = run_cli("lib", "--json")
+    built = json.loads(out)["mpis"]
+    assert built, "no MPI libraries were built"
+    for mpi in built:
+        code, out, err = run_cli("lib", "--mpi", mpi, "--json")
+        assert code == 0, err
+        d = json.loads(out)
+        assert d["mpi"] == mpi
+        for which in ("preload", "capi"):
+            data = open(d[which], "rb").read()
+            assert needed[mpi] in data, f"{d[which]} does not link {needed[mpi].decode()}"
+            for other, name in needed.items():
+                if other != mpi:
+                    assert name not in data, f"{d[which]} links {other}'s {name.decode()} too"
+    for mpi in set(needed) - set(built):
+        code, out, err = run_cli("lib", "--mpi", mpi)
+        assert code != 0 and f"no hetcoll libraries for {mpi}" in err
+    code, out, err = run_cli("lib", "--mpi", "lam")
+    assert code != 0 and "invalid choice" in err
 
 
 def _bench_json(path, ranks, speeds):
@@ -382,6 +411,55 @@ def test_bench_report_reads_what_hetcoll_bench_writes(run_cli, tmp_path):
     assert out.startswith("3 ranks: 1/2 cases at >= 0.9x native"), out
     assert "worst 0.50 (allreduce 1 MiB, ring_allreduce)" in out
     assert "`hierarchical`" in md.read_text()
+
+
+def _osu_blocks(text):
+    """What a script written for OSU output reads: '#' lines are headers,
+    every other non-empty line is numbers, the size first."""
+    blocks, cur = [], None
+    for line in text.splitlines():
+        if line.startswith("# hetcoll bench"):
+            cur = {"title": line, "rows": []}
+            blocks.append(cur)
+        elif line.startswith("#"):
+            cur["columns"] = line
+        elif line.strip():
+            cur["rows"].append([float(x) for x in line.split()])
+    return blocks
+
+
+def test_bench_results_in_osu_format(run_cli, tmp_path):
+    """--format osu: a block per collective and variant, sizes ascending, the
+    mean/min/max of the repeats in us and their number (osu_allreduce -f's
+    columns); the overlap results as osu_iallreduce prints them."""
+    rows = []
+    for op in ("allreduce", "bcast"):
+        for b in (1 << 20, 8):  # out of order in the file
+            rows.append({"op": op, "bytes": b, "variant": "hetcoll", "algorithm": "ring_allreduce", "min_s": 1e-5,
+                         "median_s": 2e-5, "times_s": [1e-5, 2e-5, 6e-5], "predicted_s": None})
+            rows.append({"op": op, "bytes": b, "variant": "native", "algorithm": "native", "min_s": 3e-5,
+                         "median_s": 3e-5, "times_s": [3e-5], "predicted_s": None})
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps({"tool": "hetcoll-bench", "ranks": 4, "rows": rows}))
+    code, out, err = run_cli("bench-report", str(path), "--format", "osu")
+    assert code == 0, err
+    blocks = _osu_blocks(out)
+    assert [b["title"] for b in blocks] == [f"# hetcoll bench (OSU format): MPI_{op}, {v}, 4 ranks"
+                                           for op in ("Allreduce", "Bcast") for v in ("hetcoll", "native")]
+    assert "Avg Latency(us)" in blocks[0]["columns"]
+    assert blocks[0]["rows"] == [[8, 30.0, 10.0, 60.0, 3], [1 << 20, 30.0, 10.0, 60.0, 3]]
+    assert blocks[1]["rows"][0] == [8, 30.0, 30.0, 30.0, 1]
+    ov = tmp_path / "overlap.json"
+    ov.write_text(json.dumps({"tool": "hetcoll-bench", "ranks": 2, "mode": "overlap", "rows": [
+        {"op": "allreduce", "bytes": 8, "variant": "hetcoll", "algorithm": "x", "call_s": 1e-5, "compute_s": 2e-5,
+         "overlapped_s": 2.5e-5, "overlap": 0.5}]}))
+    code, out, err = run_cli("bench-report", str(ov), "--format", "osu")
+    assert code == 0, err
+    b = _osu_blocks(out)
+    assert b[0]["title"].endswith("MPI_Iallreduce, hetcoll, 2 ranks") and "Overlap(%)" in b[0]["columns"]
+    assert b[0]["rows"] == [[8, 25.0, 20.0, 10.0, 50.0]]
+    code, out, err = run_cli("bench-report", str(tmp_path / "missing.json"), "--format", "osu")
+    assert code != 0 and "missing.json" in err
 
 
 def test_bench_report_rejects_other_files(run_cli, tmp_path):

@@ -1,0 +1,63 @@
+# A second MPI. Debian installs Open MPI and MPICH side by side, and a site
+# may run jobs under either: libhetcoll and libhetcoll_mpi are built again
+# against the MPI that find_package(MPI) did not pick (its compiler wrapper,
+# mpicc.mpich or mpicc.openmpi, on PATH), into lib/<flavor>/. `hetcoll lib
+# --mpi mpich|openmpi` names either; the programs (probe, tune, bench) and
+# the tests use the first MPI only. HETCOLL_SECOND_MPI=OFF skips it.
+option(HETCOLL_SECOND_MPI "Also build the MPI libraries against the other MPI installed (lib/<flavor>/)" ON)
+set(HETCOLL_MPIS ${HETCOLL_MPI_FLAVOR})  # every MPI the libraries are built for, the first one first
+if(NOT HETCOLL_SECOND_MPI)
+  return()
+endif()
+if(HETCOLL_MPI_FLAVOR STREQUAL "openmpi")
+  set(_other mpich)
+  find_program(HETCOLL_OTHER_MPICC NAMES mpicc.mpich)
+  set(_show -show)
+else()
+  set(_other openmpi)
+  find_program(HETCOLL_OTHER_MPICC NAMES mpicc.openmpi)
+  set(_show -showme)
+endif()
+if(NOT HETCOLL_OTHER_MPICC)
+  message(STATUS "hetcoll: no second MPI (${_other}'s compiler wrapper not found): libraries for ${HETCOLL_MPI_FLAVOR} only")
+  return()
+endif()
+# The wrapper's own command line: -I (headers), -L/-l/-Wl (libraries).
+execute_process(COMMAND ${HETCOLL_OTHER_MPICC} ${_show} OUTPUT_VARIABLE _line RESULT_VARIABLE _rc
+                OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT _rc EQUAL 0)
+  message(STATUS "hetcoll: ${HETCOLL_OTHER_MPICC} ${_show} failed: libraries for ${HETCOLL_MPI_FLAVOR} only")
+  return()
+endif()
+separate_arguments(_words UNIX_COMMAND "${_line}")
+set(_includes "")
+set(_links "")
+foreach(w IN LISTS _words)
+  if(w MATCHES "^-I(.+)")
+    list(APPEND _includes ${CMAKE_MATCH_1})
+  elseif(w MATCHES "^-(L|l|Wl,|pthread)")
+    list(APPEND _links ${w})
+  endif()
+endforeach()
+if(NOT _includes OR NOT _links)
+  message(STATUS "hetcoll: could not read ${_other}'s flags from '${_line}': libraries for ${HETCOLL_MPI_FLAVOR} only")
+  return()
+endif()
+add_library(hetcoll_flags_${_other} INTERFACE)
+target_include_directories(hetcoll_flags_${_other} INTERFACE ${_includes})
+target_link_libraries(hetcoll_flags_${_other} INTERFACE ${_links})
+
+add_library(hetcoll_mpi_objs_${_other} OBJECT ${HETCOLL_MPI_LAYER_SOURCES})
+target_include_directories(hetcoll_mpi_objs_${_other} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+target_compile_definitions(hetcoll_mpi_objs_${_other} PUBLIC OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+target_link_libraries(hetcoll_mpi_objs_${_other} PUBLIC hetcoll_core hetcoll_flags_${_other} Threads::Threads)
+add_library(hetcoll_${_other} SHARED $<TARGET_OBJECTS:hetcoll_mpi_objs_${_other}>)
+add_library(hetcoll_mpi_${_other}_lib SHARED $<TARGET_OBJECTS:hetcoll_mpi_objs_${_other}> ${HETCOLL_PMPI_SOURCES})
+target_link_libraries(hetcoll_mpi_${_other}_lib PRIVATE hetcoll_mpi_objs_${_other})
+target_link_libraries(hetcoll_${_other} PRIVATE hetcoll_mpi_objs_${_other})
+set_target_properties(hetcoll_${_other} PROPERTIES OUTPUT_NAME hetcoll LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${_other})
+set_target_properties(hetcoll_mpi_${_other}_lib PROPERTIES OUTPUT_NAME hetcoll_mpi
+                      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${_other})
+install(TARGETS hetcoll_${_other} hetcoll_mpi_${_other}_lib LIBRARY DESTINATION ${HETCOLL_LIBDIR}/${_other})
+list(APPEND HETCOLL_MPIS ${_other})
+message(STATUS "hetcoll: MPI libraries also for ${_other} (${HETCOLL_OTHER_MPICC}), in lib/${_other}/")
