@@ -5,7 +5,8 @@
 #   3. the MPI tests against MPICH (build/mpich),
 #   3b. hetcoll installed: the wheel into a new virtual environment,
 #      examples/consumer built with find_package and pkg-config against the
-#      wheel (Open MPI) and against `cmake --install build/mpich` (MPICH),
+#      wheel (Open MPI) and against `cmake --install build/mpich` (MPICH);
+#      hetcoll export's files run under Open MPI and MPICH, followed,
 #   4. the MPI tests in SimGrid, one rank per simulated host (build/smpi),
 #   5. the emulated cluster end to end at small size (tests/netns: 4 hosts
 #      in 2 subnets; skipped, saying why, without root or namespaces).
@@ -27,6 +28,8 @@ fi
 if [[ " $mpis " == *" install "* ]]; then
   echo "== Installed: a new virtual environment, find_package(hetcoll), pkg-config (tests/install)"
   bash tests/install/install_test.sh
+  echo "== hetcoll export: Open MPI and MPICH follow the files (tests/export)"
+  bash tests/export/export_test.sh
 fi
 if [[ " $mpis " == *" smpi "* ]]; then
   echo "== MPI tests, SimGrid SMPI (build/smpi)"

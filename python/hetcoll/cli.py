@@ -827,7 +827,8 @@ def cmd_export(args) -> int:
     if unknown:
         raise CliError(f"--ops: unknown collective {', '.join(unknown)}")
     try:
-        text, report = ex.export(args.format, model, ops, ranks, args.max, args.elem_size, args.base)
+        text, report = ex.export(args.format, model, ops, ranks, args.max, args.elem_size, args.base,
+                                 args.override or "")
     except ValueError as e:
         raise CliError(str(e)) from None
     _write(args.output, text)
@@ -1145,6 +1146,8 @@ def _workflow_commands(sub) -> None:
                     help="element size the grid's counts are of (default 4)")
     ex.add_argument("--base", help="mpich-json: the MPICH selection file to start from (default: MPICH 4.0.2's "
                     "own, maint/tuning/coll/mpir/generic.json); the collectives not exported keep its trees")
+    ex.add_argument("--override", metavar="RULES", help="HETCOLL_ALGO rules (e.g. 'allreduce:@ring_allreduce'): the "
+                    "decisions the MPI layer would take under them")
     ex.add_argument("--report", help="also write the rule-by-rule report (what hetcoll chose, what was written, "
                     "where the library has no equivalent) to this file")
     ex.add_argument("--json", action="store_true", help="the report as JSON")

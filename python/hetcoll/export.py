@@ -102,20 +102,28 @@ class MpichColl:
 
 
 MPICH = {
+    # MPICH's *_smp: within each node, across the node leaders, within each
+    # node again — hetcoll's hierarchical (and, on one node, reduce_bcast).
     "allreduce": MpichColl("avg_msg_size", "vector",
                            {"recursive_doubling_allreduce": ("MPIR_Allreduce_intra_recursive_doubling", None),
-                            "rabenseifner_allreduce": ("MPIR_Allreduce_intra_reduce_scatter_allgather", None)},
+                            "rabenseifner_allreduce": ("MPIR_Allreduce_intra_reduce_scatter_allgather", None),
+                            "hierarchical": ("MPIR_Allreduce_intra_smp", None),
+                            "reduce_bcast": ("MPIR_Allreduce_intra_smp", None)},
                            "MPIR_Allreduce_intra_recursive_doubling",
-                           {"MPIR_Allreduce_intra_reduce_scatter_allgather": "builtin_pof2"}),
+                           {"MPIR_Allreduce_intra_reduce_scatter_allgather": "builtin_pof2",
+                            "MPIR_Allreduce_intra_smp": "commutative"}),
     "bcast": MpichColl("avg_msg_size", "vector",
                        {"binomial_tree": ("MPIR_Bcast_intra_binomial", None),
-                        "scatter_collect": ("MPIR_Bcast_intra_scatter_ring_allgather", None)},
+                        "scatter_collect": ("MPIR_Bcast_intra_scatter_ring_allgather", None),
+                        "hierarchical": ("MPIR_Bcast_intra_smp", None)},
                        "MPIR_Bcast_intra_binomial"),
     "reduce": MpichColl("avg_msg_size", "vector",
                         {"binomial_reduce": ("MPIR_Reduce_intra_binomial", None),
-                         "rabenseifner_reduce": ("MPIR_Reduce_intra_reduce_scatter_gather", None)},
+                         "rabenseifner_reduce": ("MPIR_Reduce_intra_reduce_scatter_gather", None),
+                         "hierarchical": ("MPIR_Reduce_intra_smp", None)},
                         "MPIR_Reduce_intra_binomial",
-                        {"MPIR_Reduce_intra_reduce_scatter_gather": "builtin_pof2"}),
+                        {"MPIR_Reduce_intra_reduce_scatter_gather": "builtin_pof2",
+                         "MPIR_Reduce_intra_smp": "commutative"}),
     "allgather": MpichColl("total_msg_size", "all",
                            {"bucket_collect": ("MPIR_Allgather_intra_ring", None),
                             "recursive_doubling_allgather": ("MPIR_Allgather_intra_recursive_doubling", None),
@@ -129,7 +137,8 @@ MPICH = {
                           "MPIR_Alltoall_intra_pairwise_sendrecv_replace",
                           {"MPIR_Alltoall_intra_pairwise": "not_in_place", "MPIR_Alltoall_intra_brucks": "not_in_place",
                            "MPIR_Alltoall_intra_scattered": "not_in_place"}),
-    "barrier": MpichColl(None, "none", {"dissemination_barrier": ("MPIR_Barrier_intra_dissemination", None)},
+    "barrier": MpichColl(None, "none", {"dissemination_barrier": ("MPIR_Barrier_intra_dissemination", None),
+                                        "hierarchical": ("MPIR_Barrier_intra_smp", None)},
                          "MPIR_Barrier_intra_dissemination"),
     "reduce_scatter_block": MpichColl("total_msg_size", "all",
                                       {"recursive_halving_reduce_scatter":
@@ -176,7 +185,8 @@ class Choice:
     candidate: str = ""  # the hetcoll candidate the native algorithm is
 
 
-def decide_grid(model, op: str, p: int, max_bytes: int, elem: int, table: dict, measured_ok: bool):
+def decide_grid(model, op: str, p: int, max_bytes: int, elem: int, table: dict, measured_ok: bool,
+                overrides: str = ""):
     """Choices for op on p ranks, one per size class up to max_bytes (a
     barrier: one), each mapped to the library's algorithm (table)."""
     out = []
@@ -195,7 +205,7 @@ def decide_grid(model, op: str, p: int, max_bytes: int, elem: int, table: dict, 
         sizes = sizes[1:]  # an empty call is no decision; the first size's choice starts at 0
     for lo in sizes:
         count = lo // elem if op != "barrier" else 0
-        d = _core.decide(_core.collective(op, p, count, 0, elem), model)
+        d = _core.decide(_core.collective(op, p, count, 0, elem), model, overrides)
         if d["native"]:
             if measured_ok:
                 out.append(Choice(lo, "native (measured)", d["native_time"] or None, 0, None, "native"))
@@ -268,7 +278,7 @@ def _ompi_size(kind: str, lo: int, p: int) -> int:
     return 0 if kind == "none" else lo * p if kind == "all" else lo
 
 
-def ompi_rules(model, ops, ranks, max_bytes, elem):
+def ompi_rules(model, ops, ranks, max_bytes, elem, overrides=""):
     """(file text, report lines)."""
     body, report = [], []
     for op in ops:
@@ -277,7 +287,7 @@ def ompi_rules(model, ops, ranks, max_bytes, elem):
         body.append(f"{len(ranks)}  # communicator sizes")
         for p in ranks:
             table = {k: v for k, v in spec.same.items()}
-            runs = _ranges(decide_grid(model, op, p, max_bytes, elem, table, True))
+            runs = _ranges(decide_grid(model, op, p, max_bytes, elem, table, True, overrides))
             if spec.size == "none":
                 runs = runs[:1]
             body.append(f"{p} {len(runs)}  # {op} on {p} ranks (and up to the next size): {len(runs)} message rules")
@@ -327,7 +337,25 @@ def _guarded(spec: MpichColl, name: str) -> dict:
     return _leaf(name)
 
 
-def mpich_json(model, ops, ranks, max_bytes, elem, base_path=None):
+def _is_smp(name) -> bool:
+    return isinstance(name, str) and name.endswith("_intra_smp")
+
+
+def _without_smp(tree, spec: MpichColl):
+    """The same tree with every *_smp leaf run by the fallback (for
+    communicators that are not a node-aware parent: MPICH asserts there)."""
+    if isinstance(tree, dict):
+        out = {}
+        for k, v in tree.items():
+            if k.startswith("algorithm=") and _is_smp(k[len("algorithm="):]):
+                out[f"algorithm={spec.fallback}"] = {}
+            else:
+                out[k] = _without_smp(v, spec)
+        return out
+    return tree
+
+
+def mpich_json(model, ops, ranks, max_bytes, elem, base_path=None, overrides=""):
     """(JSON text, report lines)."""
     base_path = Path(base_path) if base_path else MPICH_GENERIC
     try:
@@ -343,7 +371,7 @@ def mpich_json(model, ops, ranks, max_bytes, elem, base_path=None):
         inter = {k: v for k, v in tree[key].items() if k.startswith("comm_type=inter")}
         intra = {}
         for i, p in enumerate(ranks):
-            runs = _ranges(decide_grid(model, op, p, max_bytes, elem, spec.same, False))
+            runs = _ranges(decide_grid(model, op, p, max_bytes, elem, spec.same, False, overrides))
             chain = {}
             for j, (lo, hi, chs) in enumerate(runs):
                 ch = chs[0]
@@ -361,12 +389,19 @@ def mpich_json(model, ops, ranks, max_bytes, elem, base_path=None):
             if spec.size_key is None:
                 chain = next(iter(chain.values()))  # no message size: the leaf itself
             intra["comm_size=any" if i == len(ranks) - 1 else f"comm_size<={p}"] = chain
+        if "_intra_smp" in json.dumps(intra):
+            # *_smp only where MPICH made the communicator node-aware (a
+            # parent); its node-level pieces and flat ones take the fallback.
+            intra = {"comm_hierarchy=parent": intra, "comm_hierarchy=any": _without_smp(intra, spec)}
         tree[key] = {"comm_type=intra": intra, **inter}
     text = json.dumps(tree, indent=1)
     return text, report
 
 
-def export(fmt: str, model, ops, ranks, max_bytes, elem, base=None):
+def export(fmt: str, model, ops, ranks, max_bytes, elem, base=None, overrides=""):
+    """(file text, report lines) of `fmt` for these collectives,
+    communicator sizes and sizes up to max_bytes (counts of elem bytes);
+    overrides: HETCOLL_ALGO rules, as the MPI layer would take them."""
     if fmt == "ompi-rules":
         bad = [op for op in ops if op not in OMPI]
         if bad:
@@ -374,11 +409,11 @@ def export(fmt: str, model, ops, ranks, max_bytes, elem, base=None):
                              f"(it does for {', '.join(OMPI)})")
         if base:
             raise ValueError("--base is MPICH's selection file; ompi-rules has none")
-        return ompi_rules(model, ops, ranks, max_bytes, elem)
+        return ompi_rules(model, ops, ranks, max_bytes, elem, overrides)
     if fmt == "mpich-json":
         bad = [op for op in ops if op not in MPICH]
         if bad:
             raise ValueError(f"mpich-json: hetcoll writes no selection for {', '.join(bad)} "
                              f"(it does for {', '.join(MPICH)})")
-        return mpich_json(model, ops, ranks, max_bytes, elem, base)
+        return mpich_json(model, ops, ranks, max_bytes, elem, base, overrides)
     raise ValueError(f"unknown format '{fmt}' (one of {', '.join(FORMATS)})")
