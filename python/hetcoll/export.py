@@ -148,6 +148,9 @@ MPICH = {
 }
 
 FORMATS = ("ompi-rules", "mpich-json")
+# The closest native candidate is written only within this factor of
+# hetcoll's choice; beyond it the library's own choice is left.
+CLOSE_ENOUGH = 2.0
 DEFAULT_OPS = ("allreduce", "bcast", "reduce", "allgather", "alltoall", "barrier", "reduce_scatter_block")
 MPICH_GENERIC = Path(__file__).resolve().parent / "data" / "mpich-4.0.2-generic.json"
 
@@ -219,7 +222,12 @@ def decide_grid(model, op: str, p: int, max_bytes: int, elem: int, table: dict, 
                 native, npred, which = n, cand.get("predicted"), cand["algorithm"]
                 how = "same" if cand["algorithm"] == top or i == 0 else "closest"
                 break
-        out.append(Choice(lo, top, d["predicted"] if not d["native"] else None, native, npred, how, which))
+        top_pred = d["predicted"] if not d["native"] else None
+        if how == "closest" and top_pred and npred and npred > CLOSE_ENOUGH * top_pred:
+            # A native algorithm far worse than hetcoll's choice (at scale the
+            # planner prices few of them) is no "closest": the library decides.
+            native, how = None, "far"
+        out.append(Choice(lo, top, top_pred, native, npred, how, which))
     return out
 
 
@@ -258,6 +266,9 @@ def _note(ch: Choice, name: str) -> str:
     if ch.how == "closest":
         return (f"hetcoll's {ch.hetcoll} ({_fmt_s(ch.predicted)}) has no equivalent; closest: {name} "
                 f"({_fmt_s(ch.native_predicted)} predicted)")
+    if ch.how == "far":
+        return (f"hetcoll's {ch.hetcoll} ({_fmt_s(ch.predicted)}) has no equivalent and the library's nearest, "
+                f"{ch.candidate} ({_fmt_s(ch.native_predicted)}), is over {CLOSE_ENOUGH:g}x slower: written: {name}")
     return f"hetcoll's {ch.hetcoll}: no equivalent and no candidate the library has; written: {name}"
 
 
