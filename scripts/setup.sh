@@ -12,10 +12,12 @@ cd "$HETCOLL_ROOT"
 # renderings), Python's venv module, Open MPI (the MPI layer and its tests;
 # the default MPI), MPICH and SimGrid (the same tests against them:
 # scripts/build_mpich.sh, scripts/build_smpi.sh), nlohmann/json (profiles),
-# iproute2 (the emulated cluster: testbed/netns) and Chromium (the report
-# page rendered headless in the tests).
+# iproute2 (the emulated cluster: testbed/netns), Chromium (the report
+# page rendered headless in the tests), pkg-config (the installed library's
+# test) and Slurm with munge (a one-node Slurm the tests start and stop).
 need_pkgs=(g++ cmake ninja-build libgtest-dev graphviz python3-venv python3-dev openmpi-bin libopenmpi-dev
-           mpich libmpich-dev libsimgrid-dev nlohmann-json3-dev iproute2 chromium pkg-config)
+           mpich libmpich-dev libsimgrid-dev nlohmann-json3-dev iproute2 chromium pkg-config
+           munge slurmctld slurmd slurm-client)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${need_pkgs[@]}"; do

@@ -7,13 +7,15 @@
 #      examples/consumer built with find_package and pkg-config against the
 #      wheel (Open MPI) and against `cmake --install build/mpich` (MPICH);
 #      hetcoll export's files run under Open MPI and MPICH, followed,
+#   3c. a one-node Slurm started and stopped by tests/slurm/slurm_test.sh:
+#      probe, tune and bench inside an allocation (srun chosen by itself),
 #   4. the MPI tests in SimGrid, one rank per simulated host (build/smpi),
 #   5. the emulated cluster end to end at small size (tests/netns: 4 hosts
 #      in 2 subnets; skipped, saying why, without root or namespaces).
-# TEST_MPIS="openmpi" (or any of openmpi mpich install smpi netns) runs fewer.
+# TEST_MPIS="openmpi" (or any of openmpi mpich install slurm smpi netns) runs fewer.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-mpis="${TEST_MPIS:-openmpi mpich install smpi netns}"
+mpis="${TEST_MPIS:-openmpi mpich install slurm smpi netns}"
 if [[ " $mpis " == *" openmpi "* ]]; then
   echo "== C++ and MPI tests, Open MPI (ctest, build/py)"
   ctest --test-dir build/py --output-on-failure
@@ -30,6 +32,10 @@ if [[ " $mpis " == *" install "* ]]; then
   bash tests/install/install_test.sh
   echo "== hetcoll export: Open MPI and MPICH follow the files (tests/export)"
   bash tests/export/export_test.sh
+fi
+if [[ " $mpis " == *" slurm "* ]]; then
+  echo "== Slurm: probe, tune, bench in an allocation of a one-node Slurm (tests/slurm; SKIPPED where it cannot start)"
+  bash tests/slurm/slurm_test.sh
 fi
 if [[ " $mpis " == *" smpi "* ]]; then
   echo "== MPI tests, SimGrid SMPI (build/smpi)"

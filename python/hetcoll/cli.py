@@ -689,14 +689,31 @@ def cmd_probe(args) -> int:
         probe_args.append("--no-lambda")
     _check_program(probe_args)
     extra = _mpirun_args(args)
-    if not _run_mpi(args.np, probe_args, extra, "the probe", dry_run=args.dry_run):
+    args.np = _ranks_to_run(args.np, None)
+    if not _run_mpi(args.np, probe_args, extra, "the probe", dry_run=args.dry_run, launcher=args.launcher):
         return 0
     p = prof.load(args.output, with_pairs=False)
     print(f"hetcoll: profile of {len(p['hosts'])} hosts in {p['subnets']['count']} subnets written to {args.output}; "
           f"'hetcoll profile show {args.output}' summarises it, HETCOLL_PROFILE={args.output} uses it")
     if args.tune:
-        _run_tune(args.np, args.output, None, extra, args.tune_max, args.tune_repeats)
+        _run_tune(args.np, args.output, None, extra, args.tune_max, args.tune_repeats, launcher=args.launcher)
     return 0
+
+
+def _ranks_to_run(np, fallback):
+    """--np, or the Slurm allocation's tasks, or `fallback`."""
+    from . import profile as prof
+
+    n = np if np is not None else prof.default_np(fallback)
+    if n is None:
+        raise CliError("--np: how many ranks? (required outside a Slurm allocation)")
+    return n
+
+
+def _add_launcher(p) -> None:
+    p.add_argument("--launcher", choices=["auto", "srun", "mpirun", "mpiexec"], default="auto",
+                   help="what starts the ranks (default auto: srun inside a Slurm allocation — its hosts — else "
+                   "mpirun); arguments after '--' go to it")
 
 
 def _mpirun_args(args) -> list:
@@ -715,12 +732,15 @@ def _check_program(program) -> None:
         raise CliError(lines[-1] if lines else f"{program[0]} --check failed (exit {proc.returncode})")
 
 
-def _run_mpi(np, program, extra, what, env_set=None, env_drop=(), dry_run=False) -> bool:
+def _run_mpi(np, program, extra, what, env_set=None, env_drop=(), dry_run=False, launcher="auto") -> bool:
     """PROGRAM under mpirun (profile.mpirun_command); a failure is a CliError
     naming the command. With dry_run the command is printed instead (False)."""
     from . import profile as prof
 
-    cmd, env = prof.mpirun_command(np, program, extra)
+    try:
+        cmd, env = prof.mpirun_command(np, program, extra, launcher)
+    except ValueError as e:
+        raise CliError(str(e)) from None
     env.update(env_set or {})
     for k in env_drop:
         env.pop(k, None)
@@ -733,7 +753,7 @@ def _run_mpi(np, program, extra, what, env_set=None, env_drop=(), dry_run=False)
     return True
 
 
-def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None, candidates=None) -> None:
+def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None, candidates=None, launcher="auto") -> None:
     from pathlib import Path
 
     from . import profile as prof
@@ -750,7 +770,7 @@ def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None, candidate
         tune_args += ["--candidates", str(candidates)]
     _check_program(tune_args)
     # The tuner sets the model itself and forces its candidates.
-    _run_mpi(np, tune_args, extra, "tuning", env_drop=("HETCOLL_PROFILE", "HETCOLL_ALGO"))
+    _run_mpi(np, tune_args, extra, "tuning", env_drop=("HETCOLL_PROFILE", "HETCOLL_ALGO"), launcher=launcher)
 
 
 def cmd_bench(args) -> int:
@@ -792,8 +812,8 @@ def cmd_bench(args) -> int:
                 raise CliError(f"{flag} {out}: cannot make its directory {Path(out).parent} ({e.strerror})") from None
     _check_program(bench_args)
     env_set = {"HETCOLL_PROFILE": str(Path(args.profile).resolve())} if args.profile else None
-    if not _run_mpi(args.np, bench_args, _mpirun_args(args), "the benchmark", env_set, ("HETCOLL_ALGO",),
-                    args.dry_run):
+    if not _run_mpi(_ranks_to_run(args.np, 4), bench_args, _mpirun_args(args), "the benchmark", env_set,
+                    ("HETCOLL_ALGO",), args.dry_run, args.launcher):
         return 0
     if args.format == "osu":
         from .osu import osu_file_text
@@ -865,8 +885,8 @@ def cmd_report(args) -> int:
 
 
 def cmd_tune(args) -> int:
-    _run_tune(args.np, args.profile, args.ops, _mpirun_args(args), args.max, args.repeats, args.sizes,
-              args.candidates)
+    _run_tune(_ranks_to_run(args.np, None), args.profile, args.ops, _mpirun_args(args), args.max, args.repeats,
+              args.sizes, args.candidates, args.launcher)
     print(f"hetcoll: measured decisions stored in {args.profile}; 'hetcoll profile show {args.profile}' lists them")
     return 0
 
@@ -1038,7 +1058,9 @@ def _workflow_commands(sub) -> None:
                         description="Runs hetcoll-probe under mpirun: pairwise latency and bandwidth (ECO), per-host "
                         "send/receive overheads (Banikazemi), reduction rates, Bruck's lambda; subnets and ring. "
                         "Arguments after -- go to mpirun (e.g. -- --hostfile hosts).")
-    pr.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), required=True, help="ranks (put one per host, or more)")
+    pr.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), help="ranks (put one per host, or more; inside a "
+                    "Slurm allocation: its tasks)")
+    _add_launcher(pr)
     pr.add_argument("-o", "--output", default="hetcoll-profile.json", help="profile file (default hetcoll-profile.json)")
     pr.add_argument("--budget", type=_real_in(0, 1e7, "--budget"), help="seconds the probe may take (default: no limit)")
     pr.add_argument("--sequential", action="store_true", help="measure one pair at a time (ECO), not p-1 rounds of "
@@ -1079,7 +1101,8 @@ def _workflow_commands(sub) -> None:
                         "(one decision set per layout; a run replaces the collectives and sizes it measures and keeps "
                         "the others). Arguments after -- go to mpirun.")
     tu.add_argument("profile", help="a profile written by 'hetcoll probe' (updated in place)")
-    tu.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), required=True)
+    tu.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), help="ranks (inside a Slurm allocation: its tasks)")
+    _add_launcher(tu)
     tu.add_argument("--ops", help="collectives, comma-separated (default: "
                     f"{' '.join(_core.regular_collective_ops())})")
     tu.add_argument("--max", type=parse_size, default=1 << 20, help="largest size per rank (default 1M)")
@@ -1099,7 +1122,9 @@ def _workflow_commands(sub) -> None:
                         "three barrier times) also from a synchronized start, every rank beginning each call at the "
                         "same instant of rank 0's clock — the makespan hetcoll predicts. With hetcoll's prediction "
                         "for the schedule that ran. Arguments after '--' go to mpirun.")
-    be.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), default=4, help="ranks (default 4)")
+    be.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), help="ranks (default: the Slurm allocation's tasks, "
+                    "or 4)")
+    _add_launcher(be)
     be.add_argument("-o", "--output", default="results/bench.json")
     be.add_argument("--csv", help="also write the rows as CSV")
     be.add_argument("--profile", help="plan with this profile (HETCOLL_PROFILE for the run)")

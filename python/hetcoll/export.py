@@ -323,6 +323,62 @@ def ompi_rules(model, ops, ranks, max_bytes, elem, overrides=""):
     return "\n".join(head + body) + "\n", report
 
 
+def parse_ompi_rules(text: str) -> dict:
+    """An Open MPI 4.1 rules file read as Open MPI reads it (numbers; '#'
+    to the end of the line): {collective id: [(comm size, [(message bytes,
+    algorithm, fan in/out, segment bytes)])]}. ValueError where Open MPI
+    would drop the file: a number it would misread (octal, sign), one
+    missing, one left over, or a first message rule not at 0."""
+    nums = []
+    for line in text.splitlines():
+        for tok in line.split("#", 1)[0].split():
+            if not re.fullmatch(r"0|[1-9][0-9]*", tok):
+                raise ValueError(f"{tok!r}: not a plain decimal number (Open MPI reads it otherwise)")
+            nums.append(int(tok))
+    it = iter(nums)
+
+    def take():
+        v = next(it, None)
+        if v is None:
+            raise ValueError("the file ends before its last rule")
+        return v
+
+    out = {}
+    for _ in range(take()):
+        cid, ncs = take(), take()
+        sizes = []
+        for _ in range(ncs):
+            cs, nms = take(), take()
+            msgs = [tuple(take() for _ in range(4)) for _ in range(nms)]
+            if msgs and msgs[0][0] != 0:
+                raise ValueError(f"collective {cid}, {cs} ranks: the first message rule is not at 0")
+            sizes.append((cs, msgs))
+        out[cid] = sizes
+    if next(it, None) is not None:
+        raise ValueError("numbers after the last rule")
+    return out
+
+
+def ompi_lookup(rules: dict, coll_id: int, p: int, m: int):
+    """The rule Open MPI 4.1 applies (coll_tuned_dynamic_rules.c): the last
+    communicator size <= p (else the first), in it the last message size
+    <= m. (algorithm, fan in/out, segment bytes), or None."""
+    sizes = rules.get(coll_id)
+    if not sizes:
+        return None
+    msgs = sizes[0][1]
+    for cs, r in sizes:
+        if cs <= p:
+            msgs = r
+    if not msgs:
+        return None
+    best = msgs[0]
+    for r in msgs:
+        if r[0] <= m:
+            best = r
+    return best[1:]
+
+
 # ----------------------------------------------------------------- MPICH
 
 def _mpich_size(kind: str, lo: int, p: int) -> int:

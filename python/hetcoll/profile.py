@@ -54,25 +54,77 @@ def tuned_lines(p: dict) -> list[str]:
     return out
 
 
-def mpirun_command(np: int, program: list[str], extra: list[str]) -> tuple[list[str], dict]:
-    """``mpirun -n NP [flags] EXTRA PROGRAM…`` and its environment. Open MPI
-    gets --oversubscribe and yields when idle (more ranks than cores would
-    otherwise poll each other to a crawl), and may run as root."""
-    launcher = shutil.which("mpirun") or shutil.which("mpiexec")
-    if not launcher:
-        raise ValueError("no mpirun on PATH (apt-get install openmpi-bin)")
-    env = dict(os.environ)
-    flags: list[str] = []
+LAUNCHERS = ("auto", "srun", "mpirun", "mpiexec")
+
+
+def in_slurm_allocation() -> bool:
+    """Inside a Slurm job or allocation (salloc, sbatch), with srun at hand."""
+    return bool(os.environ.get("SLURM_JOB_ID")) and shutil.which("srun") is not None
+
+
+def default_np(fallback: int | None) -> int | None:
+    """The ranks to run when --np is not given: the allocation's tasks inside
+    Slurm (SLURM_NTASKS), else `fallback`."""
+    n = os.environ.get("SLURM_NTASKS") if in_slurm_allocation() else None
+    if n and n.isdigit() and int(n) > 0:
+        return int(n)
+    return fallback
+
+
+def _flavor(launcher: str) -> str:
     try:
-        version = subprocess.run([launcher, "--version"], capture_output=True, text=True, timeout=30).stdout
+        out = subprocess.run([launcher, "--version"], capture_output=True, text=True, timeout=30)
+        version = out.stdout + out.stderr
     except (OSError, subprocess.TimeoutExpired):
         version = ""
     if "Open MPI" in version or "OpenRTE" in version:
+        return "openmpi"
+    return "mpich" if ("HYDRA" in version or "MPICH" in version) else "unknown"
+
+
+def programs_mpi() -> str:
+    """The MPI the measuring programs were built against (openmpi or mpich)."""
+    import json
+
+    f = Path(__file__).resolve().parent / "lib" / "hetcoll" / "mpis.json"
+    try:
+        return json.loads(f.read_text()).get("default") or "openmpi"
+    except (OSError, ValueError):
+        return "openmpi"
+
+
+def mpirun_command(np: int, program: list[str], extra: list[str], launcher: str = "auto") -> tuple[list[str], dict]:
+    """The command that runs PROGRAM on NP ranks, and its environment.
+
+    launcher "auto": srun inside a Slurm allocation (the hosts are the
+    allocation's), else mpirun (or mpiexec). srun starts the ranks through
+    PMIx for Open MPI and PMI-2 for MPICH (the MPI the programs were built
+    against). Open MPI gets --oversubscribe and yields when idle (more ranks
+    than cores would otherwise poll each other to a crawl), and may run as
+    root."""
+    if launcher not in LAUNCHERS:
+        raise ValueError(f"--launcher {launcher}: one of {', '.join(LAUNCHERS)}")
+    if launcher == "auto":
+        launcher = "srun" if in_slurm_allocation() else "mpirun"
+    env = dict(os.environ)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    if launcher == "srun":
+        exe = shutil.which("srun")
+        if not exe:
+            raise ValueError("--launcher srun: no srun on PATH (Slurm's client: apt-get install slurm-client)")
+        mpi = programs_mpi()
+        if mpi == "openmpi":
+            env.setdefault("OMPI_MCA_mpi_yield_when_idle", "1")
+        return [exe, "-n", str(np), f"--mpi={'pmix' if mpi == 'openmpi' else 'pmi2'}", *extra, *program], env
+    exe = shutil.which(launcher) or (shutil.which("mpiexec") if launcher == "mpirun" else shutil.which("mpirun"))
+    if not exe:
+        raise ValueError(f"no {launcher} on PATH (apt-get install openmpi-bin)")
+    flags: list[str] = []
+    if _flavor(exe) == "openmpi":
         flags = ["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    return [launcher, "-n", str(np), *flags, *extra, *program], env
+    return [exe, "-n", str(np), *flags, *extra, *program], env
 
 
 def _host_label(p: dict, h: int) -> str:

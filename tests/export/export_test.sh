@@ -31,33 +31,13 @@ rules="$work/ompi.rules"
 "$hc" export --format ompi-rules -m "$model" --ranks 4 --ops allreduce,bcast -o "$rules" \
   --override "allreduce:0-4k:@recursive_doubling_allreduce#allreduce:4k-inf:@ring_allreduce#bcast:0-4k:@binomial_tree#bcast:4k-inf:@chain_bcast" \
   >/dev/null
-# The rule Open MPI looks up for (collective id, p, message bytes): the
-# last communicator size <= p (else the first), the last message size <= m.
+# The rule Open MPI looks up for (collective id, p, message bytes)
+# (export.ompi_lookup: the last communicator size <= p, else the first; the
+# last message size <= m): "ALGORITHM SEGMENT-BYTES".
 lookup() {
-  python3 - "$rules" "$@" <<'PY'
-import re, sys
-path, coll, p, m = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-nums = [int(t) for line in open(path) for t in re.findall(r"-?\d+", line.split("#", 1)[0])]
-it = iter(nums)
-for _ in range(next(it)):
-    cid, ncs = next(it), next(it)
-    sizes = []
-    for _ in range(ncs):
-        cs, nms = next(it), next(it)
-        sizes.append((cs, [tuple(next(it) for _ in range(4)) for _ in range(nms)]))
-    if cid != coll:
-        continue
-    assert all(r[0][0] == 0 for _, r in sizes), "a first message rule not at 0"
-    rules = sizes[0][1]
-    for cs, r in sizes:
-        if cs <= p:
-            rules = r
-    best = rules[0]
-    for r in rules:
-        if r[0] <= m:
-            best = r
-    print(best[1], best[3])
-PY
+  .venv/bin/python -c "import sys; from hetcoll import export as ex
+r = ex.ompi_lookup(ex.parse_ompi_rules(open(sys.argv[1]).read()), *map(int, sys.argv[2:]))
+print(r[0], r[2])" "$rules" "$@"
 }
 ompirun=(mpirun -n 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader)
 traffic() {  # MCA-ARGS... -- OP COUNT: the internal messages per pair, sorted

@@ -1,4 +1,5 @@
 """The CLI contract: JSON shapes scripts rely on, exit codes, one-line errors."""
+import os
 import json
 from pathlib import Path
 
@@ -542,3 +543,28 @@ def test_plan_a_million_ranks_prices_every_tree(run_cli):
     assert "validated  sampled:" in out
     assert "star_reduce" in out and "rounds" in out
 
+
+
+def test_the_launcher_is_srun_inside_a_slurm_allocation(tmp_path, monkeypatch):
+    """auto: srun with the allocation's tasks inside one (PMIx for the Open
+    MPI the programs are built for), mpirun elsewhere; --launcher forces."""
+    from hetcoll import profile as prof
+
+    fake = tmp_path / "srun"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    cmd, _ = prof.mpirun_command(2, ["prog"], [])
+    assert os.path.basename(cmd[0]) in ("mpirun", "mpiexec") and cmd[1:3] == ["-n", "2"]
+    assert prof.default_np(4) == 4
+    monkeypatch.setenv("SLURM_JOB_ID", "7")
+    monkeypatch.setenv("SLURM_NTASKS", "6")
+    assert prof.default_np(None) == 6
+    cmd, env = prof.mpirun_command(6, ["prog", "x"], ["--exclusive"])
+    mpi = prof.programs_mpi()
+    assert cmd == [str(fake), "-n", "6", f"--mpi={'pmix' if mpi == 'openmpi' else 'pmi2'}", "--exclusive", "prog", "x"]
+    cmd, _ = prof.mpirun_command(6, ["prog"], [], "mpirun")
+    assert os.path.basename(cmd[0]) in ("mpirun", "mpiexec")
+    with pytest.raises(ValueError, match="--launcher slurm"):
+        prof.mpirun_command(6, ["prog"], [], "slurm")

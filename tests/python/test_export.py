@@ -13,23 +13,17 @@ MODEL = "hockney:alpha=20us,bw=1GB/s,gamma=0.5ns"
 
 
 def _ompi_parse(text):
-    """Open MPI's reader: numbers, '#' to the end of the line."""
-    for line in text.splitlines():
-        body = line.split("#", 1)[0]
-        for tok in body.split():
-            assert re.fullmatch(r"0|[1-9][0-9]*", tok), f"not a plain decimal: {tok!r} (octal, sign, text?)"
-    nums = [int(t) for line in text.splitlines() for t in line.split("#", 1)[0].split()]
-    it = iter(nums)
-    out = {}
-    for _ in range(next(it)):
-        cid, ncs = next(it), next(it)
-        sizes = []
-        for _ in range(ncs):
-            cs, nms = next(it), next(it)
-            sizes.append((cs, [tuple(next(it) for _ in range(4)) for _ in range(nms)]))
-        out[cid] = sizes
-    assert next(it, None) is None, "numbers after the last rule"
-    return out
+    return ex.parse_ompi_rules(text)
+
+
+def test_the_rules_reader_refuses_what_open_mpi_would_misread():
+    for bad, says in [("1\n2 1 4 1 010 3 0 0\n", "plain decimal"), ("1\n2 1 4 1 8 3 0 0\n", "not at 0"),
+                      ("1\n2 1 4 1 0 3 0\n", "ends before"), ("1\n2 1 4 1 0 3 0 0 5\n", "after the last")]:
+        with pytest.raises(ValueError, match=says):
+            ex.parse_ompi_rules(bad)
+    r = ex.parse_ompi_rules("1 # one\n2 2\n4 2 0 3 0 0 1024 4 0 0\n16 1 0 6 0 0\n")
+    assert ex.ompi_lookup(r, 2, 2, 5000) == (4, 0, 0)  # below the smallest size: the first
+    assert ex.ompi_lookup(r, 2, 8, 100) == (3, 0, 0) and ex.ompi_lookup(r, 2, 64, 1 << 20) == (6, 0, 0)
 
 
 def test_ompi_rules_follow_the_grammar_and_the_decisions():
