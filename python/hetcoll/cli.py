@@ -169,6 +169,32 @@ def _emit_json(obj) -> None:
     sys.stdout.write("\n")
 
 
+# Keys that hold a time, in any record a command prints as JSON: written
+# with their unit (one key scheme): "predicted_s" in seconds, or
+# "predicted_steps" where the model counts postal steps (its "unit").
+_TIME_KEYS = {"predicted_time": "predicted", "predicted": "predicted", "bound": "bound", "overheads": "overheads",
+              "latency": "latency", "bandwidth": "bandwidth", "compute": "compute", "sent": "sent",
+              "received": "received", "start": "start", "end": "end", "rank_finish": "rank_finish"}
+
+
+def _timed(obj, unit: str):
+    """obj with every time key renamed to carry its unit (recursively)."""
+    suffix = "_s" if unit == "s" else "_steps"
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            if k in _TIME_KEYS and (isinstance(v, (int, float, list)) or v is None) and not isinstance(v, bool):
+                out[_TIME_KEYS[k] + suffix] = v
+            elif k == "bound" and isinstance(v, dict):
+                out["bound"] = _timed(v, unit)
+            else:
+                out[k] = _timed(v, unit)
+        return out
+    if isinstance(obj, list):
+        return [_timed(x, unit) for x in obj]
+    return obj
+
+
 def _write(path: str, text: str) -> None:
     try:
         with open(path, "w") as f:
@@ -324,7 +350,7 @@ def _plan_sampled(args, model, coll, candidates, forced, decision, why=None, sec
             rec["candidates"] = candidates
             if getattr(args, "unpriced", None) is not None:
                 rec["unpriced"] = args.unpriced
-        _emit_json(rec)
+        _emit_json(_timed(rec, model.unit))
         return 0
     print(f"{coll.describe()} on {model.spec}")
     why = f"forced by {forced}" if forced else (f"fastest of {len(candidates)} candidates" if candidates else "")
@@ -409,7 +435,7 @@ def cmd_plan(args) -> int:
                                "representative": json.loads(decision["representative"].to_json())}
         if tree is not None:
             rec["tree"] = tree.records()
-        _emit_json(rec)
+        _emit_json(_timed(rec, model.unit))
         return 0
     print(f"{coll.describe()} on {model.spec}")
     why = f"forced by {forced}" if forced else (
@@ -440,6 +466,10 @@ def cmd_plan(args) -> int:
     return 0
 
 
+def cmd_explain(args) -> int:
+    return cmd_plan(args)
+
+
 def cmd_bound(args) -> int:
     """hetcoll bound: the least time any schedule can take on the model, beside hetcoll's choice."""
     if args.op is None:
@@ -465,7 +495,7 @@ def cmd_bound(args) -> int:
         rec = {"op": coll.op, "ranks": coll.nranks, "root": coll.root, "bytes": coll.count * coll.elem_size,
                "model": model.spec, "unit": model.unit, **b, "algorithm": choice, "predicted": predicted,
                "x_bound": predicted / b["bound"] if predicted is not None and b["bound"] > 0 else None}
-        _emit_json(rec)
+        _emit_json(_timed(rec, model.unit))
         return 0
     print(f"{coll.describe()} on {model.spec}")
     print(f"bound      {bound_text(b, model.unit)}")
@@ -506,7 +536,7 @@ def cmd_simulate(args) -> int:
         rec["bound"] = bound
         rec["rank_finish"] = list(sim.rank_finish)
         rec["timeline"] = timeline
-        _emit_json(rec)
+        _emit_json(_timed(rec, model.unit))
         return 0
     print(f"{coll.describe()} on {model.spec}")
     print(f"algorithm  {schedule.algorithm}")
@@ -584,8 +614,9 @@ def cmd_crossovers(args) -> int:
         _core.collective(op, 1, 0)
     results = [(op, crossovers(op, args.ranks, model, args.max)) for op in ops]
     if args.json:
-        _emit_json({"model": model.spec, "ranks": args.ranks, "crossovers": {
-            op: [{"from": lo, "to": hi, "algorithm": a, "predicted": t} for lo, hi, a, t in r] for op, r in results}})
+        _emit_json(_timed({"model": model.spec, "unit": model.unit, "ranks": args.ranks, "crossovers": {
+            op: [{"from": lo, "to": hi, "algorithm": a, "predicted": t} for lo, hi, a, t in r] for op, r in results}},
+            model.unit))
         return 0
     if not args.markdown:
         print(f"choices on {model.spec}, {args.ranks} ranks (size = one rank's message)")
@@ -690,14 +721,28 @@ def cmd_probe(args) -> int:
     _check_program(probe_args)
     extra = _mpirun_args(args)
     args.np = _ranks_to_run(args.np, None)
-    if not _run_mpi(args.np, probe_args, extra, "the probe", dry_run=args.dry_run, launcher=args.launcher):
+    if not _run_mpi(args.np, probe_args, extra, "the probe", dry_run=args.dry_run, launcher=args.launcher,
+                    json_out=args.json):
         return 0
     p = prof.load(args.output, with_pairs=False)
-    print(f"hetcoll: profile of {len(p['hosts'])} hosts in {p['subnets']['count']} subnets written to {args.output}; "
-          f"'hetcoll profile show {args.output}' summarises it, HETCOLL_PROFILE={args.output} uses it")
+    if not args.json:
+        print(f"hetcoll: profile of {len(p['hosts'])} hosts in {p['subnets']['count']} subnets written to "
+              f"{args.output}; 'hetcoll profile show {args.output}' summarises it, HETCOLL_PROFILE={args.output} "
+              "uses it")
     if args.tune:
-        _run_tune(args.np, args.output, None, extra, args.tune_max, args.tune_repeats, launcher=args.launcher)
+        _run_tune(args.np, args.output, None, extra, args.tune_max, args.tune_repeats, launcher=args.launcher,
+                  json_out=args.json)
+        p = prof.load(args.output, with_pairs=False)
+    if args.json:
+        _emit_json(_profile_summary(args.output, p))
     return 0
+
+
+def _profile_summary(path, p) -> dict:
+    """What probe --json and tune --json say of the profile they wrote."""
+    return {"profile": path, "ranks": p["measured"]["ranks"], "hosts": [h["name"] for h in p["hosts"]],
+            "subnets": p["subnets"]["count"], "seconds": p["measured"]["seconds"],
+            "tuned": [{"ranks": len(t["hosts"]), "entries": len(t.get("entries", []))} for t in p.get("tuned", [])]}
 
 
 def _ranks_to_run(np, fallback):
@@ -732,7 +777,8 @@ def _check_program(program) -> None:
         raise CliError(lines[-1] if lines else f"{program[0]} --check failed (exit {proc.returncode})")
 
 
-def _run_mpi(np, program, extra, what, env_set=None, env_drop=(), dry_run=False, launcher="auto") -> bool:
+def _run_mpi(np, program, extra, what, env_set=None, env_drop=(), dry_run=False, launcher="auto",
+             json_out=False) -> bool:
     """PROGRAM under mpirun (profile.mpirun_command); a failure is a CliError
     naming the command. With dry_run the command is printed instead (False)."""
     from . import profile as prof
@@ -747,13 +793,15 @@ def _run_mpi(np, program, extra, what, env_set=None, env_drop=(), dry_run=False,
     if dry_run:
         print(" ".join(cmd))
         return False
-    rc = subprocess.run(cmd, env=env).returncode
+    # With --json the program's own lines go to stderr: stdout is the JSON.
+    rc = subprocess.run(cmd, env=env, stdout=sys.stderr if json_out else None).returncode
     if rc != 0:
         raise CliError(f"{what} failed (exit {rc}): {' '.join(cmd)}")
     return True
 
 
-def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None, candidates=None, launcher="auto") -> None:
+def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None, candidates=None, launcher="auto",
+              json_out=False) -> None:
     from pathlib import Path
 
     from . import profile as prof
@@ -770,7 +818,8 @@ def _run_tune(np, profile, ops, extra, max_bytes, repeats, sizes=None, candidate
         tune_args += ["--candidates", str(candidates)]
     _check_program(tune_args)
     # The tuner sets the model itself and forces its candidates.
-    _run_mpi(np, tune_args, extra, "tuning", env_drop=("HETCOLL_PROFILE", "HETCOLL_ALGO"), launcher=launcher)
+    _run_mpi(np, tune_args, extra, "tuning", env_drop=("HETCOLL_PROFILE", "HETCOLL_ALGO"), launcher=launcher,
+             json_out=json_out)
 
 
 def cmd_bench(args) -> int:
@@ -813,7 +862,7 @@ def cmd_bench(args) -> int:
     _check_program(bench_args)
     env_set = {"HETCOLL_PROFILE": str(Path(args.profile).resolve())} if args.profile else None
     if not _run_mpi(_ranks_to_run(args.np, 4), bench_args, _mpirun_args(args), "the benchmark", env_set,
-                    ("HETCOLL_ALGO",), args.dry_run, args.launcher):
+                    ("HETCOLL_ALGO",), args.dry_run, args.launcher, args.json):
         return 0
     if args.format == "osu":
         from .osu import osu_file_text
@@ -822,6 +871,12 @@ def cmd_bench(args) -> int:
             print(osu_file_text(args.output), end="")
         except ValueError as e:
             raise CliError(str(e)) from None
+        return 0
+    if args.json:
+        with open(args.output) as f:
+            doc = json.load(f)
+        _emit_json({"results": args.output, "csv": args.csv, "ranks": doc.get("ranks"), "mode": doc.get("mode", "time"),
+                    "rows": len(doc.get("rows", []))})
         return 0
     print(f"hetcoll: results in {args.output}" + (f" and {args.csv}" if args.csv else "") +
           f"; 'hetcoll report {args.output} PROFILE -o DIR' draws them")
@@ -880,13 +935,25 @@ def cmd_report(args) -> int:
         page = report.build(args.files[:-1], args.files[-1], args.output, args.title)
     except ValueError as e:
         raise CliError(str(e)) from None
+    if args.json:
+        from pathlib import Path
+
+        out = Path(args.output)
+        _emit_json({"page": str(page), "output": args.output, "results": args.files[:-1], "profile": args.files[-1],
+                    "files": sorted(str(f.relative_to(out)) for f in out.rglob("*") if f.is_file())})
+        return 0
     print(f"hetcoll: report written to {page}")
     return 0
 
 
 def cmd_tune(args) -> int:
     _run_tune(_ranks_to_run(args.np, None), args.profile, args.ops, _mpirun_args(args), args.max, args.repeats,
-              args.sizes, args.candidates, args.launcher)
+              args.sizes, args.candidates, args.launcher, args.json)
+    if args.json:
+        from . import profile as prof
+
+        _emit_json(_profile_summary(args.profile, prof.load(args.profile, with_pairs=False)))
+        return 0
     print(f"hetcoll: measured decisions stored in {args.profile}; 'hetcoll profile show {args.profile}' lists them")
     return 0
 
@@ -949,6 +1016,26 @@ def cmd_bench_report(args) -> int:
                 raise CliError(str(e)) from None
         return 0
 
+    if args.json:
+        from .benchreport import load, summary
+
+        try:
+            runs = load(args.results)
+        except ValueError as e:
+            raise CliError(str(e)) from None
+        write_report(args.results, args.markdown, args.png) if (args.markdown or args.png) else None
+        def seconds(r):  # one key scheme: times in seconds, *_s
+            return {"op": r["op"], "bytes": r["bytes"], "algorithm": r["algorithm"], "hetcoll_s": r["hetcoll_us"] / 1e6,
+                    "native_s": r["native_us"] / 1e6, "speed": r["speed"]}
+
+        out = []
+        for run in runs:
+            sm = summary(run)
+            out.append({"ranks": sm["ranks"], "cases": sm["cases"], "at_target": sm["at_target"],
+                        "median_speed": sm["median"], "worst": seconds(sm["worst"]),
+                        "below": [seconds(r) for r in sm["below"]], "results": [seconds(r) for r in run["results"]]})
+        _emit_json(out)
+        return 0
     for line in write_report(args.results, args.markdown, args.png):
         print(line)
     return 0
@@ -956,9 +1043,9 @@ def cmd_bench_report(args) -> int:
 
 def cmd_predict(args) -> int:
     from .whatif import WhatIfError, predict_lines, predict_rows
-    model = args.profile or args.model
+    model = args.model
     if not model:
-        raise CliError("predict needs --profile FILE or --model SPEC")
+        raise CliError("predict needs the machine: -m PROFILE or -m SPEC")
     try:
         rec = predict_rows(args.op, model, args.ranks, args.root, args.bytes, args.tree)
     except WhatIfError as e:
@@ -1016,10 +1103,40 @@ def cmd_config(args) -> int:
     return 0
 
 
+def cmd_models(args) -> int:
+    text = _core.model_spec_help()
+    if not args.json:
+        print(text)
+        return 0
+    kinds = []  # an entry starts at column 0: "spec   (doc)"; indented lines continue it
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            spec, _, doc = line.partition("  ")
+            kinds.append({"spec": spec.strip(), "doc": doc.strip()})
+        elif kinds:
+            kinds[-1]["doc"] = (kinds[-1]["doc"] + " " + line.strip()).strip()
+    _emit_json(kinds)
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
-    return run_demo(args.out)
+    if not args.json:
+        return run_demo(args.out)
+    import contextlib
+    import io
+    from pathlib import Path
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = run_demo(args.out)
+    out = Path(args.out)
+    files = sorted(str(f.relative_to(out)) for f in out.rglob("*") if f.is_file()) if out.is_dir() else []
+    _emit_json({"out": args.out, "files": files, "text": buf.getvalue(), "status": rc})
+    return rc
 
 
 # ------------------------------------------------------------------ parser
@@ -1038,7 +1155,8 @@ def _add_collective_args(p, default_op=None):
         p.add_argument("op", nargs="?", help="collective: " + ", ".join(_core.collective_ops()))
     p.add_argument("--ranks", "-n", type=_ranks_list, required=True,
                    help="group size (with --table: a list, e.g. 4,16,64)")
-    p.add_argument("--model", "-m", required=True, help="machine model spec, e.g. postal:lambda=1.8 "
+    p.add_argument("--model", "-m", "--profile", dest="model", required=True,
+                   help="the machine: a profile written by 'hetcoll probe', or a model spec, e.g. postal:lambda=1.8 "
                    "or hockney:alpha=20us,beta=1ns (see 'hetcoll models')")
     p.add_argument("--root", type=_int_in(0, MAX_RANKS - 1, "--root"), default=0, help="root rank (default 0)")
     p.add_argument("--bytes", "-b", type=parse_size, default=8, help="message size in bytes (k, M suffixes; default 8)")
@@ -1061,6 +1179,7 @@ def _workflow_commands(sub) -> None:
     pr.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), help="ranks (put one per host, or more; inside a "
                     "Slurm allocation: its tasks)")
     _add_launcher(pr)
+    pr.add_argument("--json", action="store_true", help="a summary of what was written, as JSON")
     pr.add_argument("-o", "--output", default="hetcoll-profile.json", help="profile file (default hetcoll-profile.json)")
     pr.add_argument("--budget", type=_real_in(0, 1e7, "--budget"), help="seconds the probe may take (default: no limit)")
     pr.add_argument("--sequential", action="store_true", help="measure one pair at a time (ECO), not p-1 rounds of "
@@ -1103,6 +1222,7 @@ def _workflow_commands(sub) -> None:
     tu.add_argument("profile", help="a profile written by 'hetcoll probe' (updated in place)")
     tu.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), help="ranks (inside a Slurm allocation: its tasks)")
     _add_launcher(tu)
+    tu.add_argument("--json", action="store_true", help="a summary of what was written, as JSON")
     tu.add_argument("--ops", help="collectives, comma-separated (default: "
                     f"{' '.join(_core.regular_collective_ops())})")
     tu.add_argument("--max", type=parse_size, default=1 << 20, help="largest size per rank (default 1M)")
@@ -1125,9 +1245,11 @@ def _workflow_commands(sub) -> None:
     be.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), help="ranks (default: the Slurm allocation's tasks, "
                     "or 4)")
     _add_launcher(be)
+    be.add_argument("--json", action="store_true", help="a summary of what was written, as JSON")
     be.add_argument("-o", "--output", default="results/bench.json")
     be.add_argument("--csv", help="also write the rows as CSV")
-    be.add_argument("--profile", help="plan with this profile (HETCOLL_PROFILE for the run)")
+    be.add_argument("--profile", "--model", "-m", dest="profile",
+                    help="the machine: plan with this profile (HETCOLL_PROFILE for the run)")
     be.add_argument("--ops", help="collectives, comma-separated (default: all 16)")
     be.add_argument("--sizes", type=_size_list, help="bytes per rank, e.g. 1k,64k,1M (default: --min ×8 … --max)")
     be.add_argument("--min", type=parse_size, default=8)
@@ -1182,12 +1304,15 @@ def _workflow_commands(sub) -> None:
     rp.add_argument("files", nargs="+", metavar="RESULTS... PROFILE", help="hetcoll bench results, then the profile")
     rp.add_argument("-o", "--output", required=True, help="directory for index.html and the plots")
     rp.add_argument("--title")
+    rp.add_argument("--json", action="store_true", help="{page, output, results, profile, files}")
     rp.set_defaults(func=cmd_report)
 
     br = sub.add_parser("bench-report", help="tables and a plot of hetcoll against native MPI from hetcoll bench (or bench_mpi) results")
     br.add_argument("results", nargs="+", help="JSON files written by bench_mpi (one per rank count)")
     br.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
     br.add_argument("--png", metavar="FILE", help="plot native/hetcoll time ratios by size")
+    br.add_argument("--json", action="store_true", help="per run: ranks, cases, at_target, median, worst, below, "
+                    "results (speed = native time / hetcoll time)")
     br.add_argument("--format", choices=["text", "osu"], default="text",
                     help="osu: each hetcoll bench result in the OSU Micro-Benchmarks' format instead (hetcoll bench "
                     "--format osu prints the same)")
@@ -1211,6 +1336,12 @@ def _planning_commands(sub) -> None:
                     default=[1, 4, 8], help="with --table: element sizes (default 1,4,8)")
     pl.set_defaults(func=cmd_plan)
 
+    xp = sub.add_parser("explain", help="why hetcoll chooses what it does for a call: every candidate's cost "
+                        "(latency, bandwidth, compute), how it was priced, the bound (= plan --explain)")
+    _add_collective_args(xp)
+    xp.set_defaults(func=cmd_explain, dot=None, png=None, save=None, max_lines=0, explain=True, table=None,
+                    table_max=64 << 20, table_elem_sizes=[1, 4, 8])
+
     bd = sub.add_parser("bound", help="the physical bound: the least time any schedule of a collective can take "
                         "on a model (cuts of hosts and subnets over their links), beside hetcoll's choice")
     _add_collective_args(bd)
@@ -1221,7 +1352,8 @@ def _planning_commands(sub) -> None:
     s.add_argument("op", nargs="?", help="collective (omit with --schedule)")
     s.add_argument("--schedule", metavar="FILE", help="simulate a saved schedule (text or JSON) instead")
     s.add_argument("--ranks", "-n", type=_int_in(1, MAX_RANKS, "--ranks"))
-    s.add_argument("--model", "-m", required=True, help="machine model spec")
+    s.add_argument("--model", "-m", "--profile", dest="model", required=True,
+                   help="the machine: a profile or a model spec")
     s.add_argument("--root", type=_int_in(0, MAX_RANKS - 1, "--root"), default=0)
     s.add_argument("--bytes", "-b", type=parse_size, default=8)
     s.add_argument("--elem-size", type=_int_in(1, 1 << 30, "--elem-size"), default=1)
@@ -1238,7 +1370,8 @@ def _planning_commands(sub) -> None:
     v.set_defaults(func=cmd_validate)
 
     co = sub.add_parser("crossovers", help="the message sizes at which the planner's choice changes")
-    co.add_argument("--model", "-m", required=True, help="machine model spec")
+    co.add_argument("--model", "-m", "--profile", dest="model", required=True,
+                    help="the machine: a profile or a model spec")
     co.add_argument("--ranks", "-n", type=_int_in(1, MAX_RANKS, "--ranks"), required=True)
     co.add_argument("--op", action="append", help="collective (repeatable; default: all)")
     co.add_argument("--max", type=parse_size, default=64 << 20, help="largest size (default 64M)")
@@ -1253,12 +1386,13 @@ def _planning_commands(sub) -> None:
     a.set_defaults(func=cmd_algorithms)
 
     m = sub.add_parser("models", help="the machine model spec grammar")
-    m.set_defaults(func=lambda args: print(_core.model_spec_help()) or 0)
+    m.add_argument("--json", action="store_true", help="[{spec, doc}], one per model kind")
+    m.set_defaults(func=cmd_models)
 
     pd = sub.add_parser("predict", help="Banikazemi's models (eqs. 6-12) beside the simulator, same tree, same model")
     pd.add_argument("op", choices=["bcast", "scatter", "gather"])
-    pd.add_argument("--profile", help="a profile written by 'hetcoll probe'")
-    pd.add_argument("--model", "-m", help="or any model spec (hetero:nodes=FFSS …)")
+    pd.add_argument("--model", "-m", "--profile", dest="model",
+                    help="the machine: a profile written by 'hetcoll probe', or any model spec (hetero:nodes=FFSS …)")
     pd.add_argument("--ranks", "-n", type=_int_in(1, 4096, "--ranks"), help="ranks (default: the profile's hosts)")
     pd.add_argument("--root", type=_int_in(0, MAX_RANKS - 1, "--root"), default=0)
     pd.add_argument("--bytes", "-b", type=_size_list, default=[8, 1024, 65536, 1048576],
@@ -1269,11 +1403,12 @@ def _planning_commands(sub) -> None:
 
     wi = sub.add_parser("whatif", help="predicted time as the number of fast nodes varies (Banikazemi Fig. 8)")
     wi.add_argument("op", help="any collective")
-    wi.add_argument("--profile", help="fast and slow nodes from this profile (default: Banikazemi's Table 1)")
+    wi.add_argument("--profile", "--model", "-m", dest="profile",
+                    help="the machine: fast and slow nodes from this profile (default: Banikazemi's Table 1)")
     wi.add_argument("--ranks", "-n", type=_int_in(2, 1024, "--ranks"), default=8)
     wi.add_argument("--fast", type=_int_list, help="numbers of fast nodes, e.g. 1,2,4,8 (default 1..ranks)")
     wi.add_argument("--bytes", "-b", type=parse_size, default=4096, help="message (block) size, default 4k")
-    wi.add_argument("--algorithm", help="this algorithm instead of the planner's best")
+    wi.add_argument("--algorithm", "-a", help="this algorithm instead of the planner's best")
     wi.add_argument("--png", help="plot to this file")
     wi.add_argument("--json", action="store_true")
     wi.set_defaults(func=cmd_whatif)
@@ -1315,11 +1450,54 @@ def _setup_commands(sub) -> None:
 
     d = sub.add_parser("demo", help="a short tour: tables, trees, plans, predictions")
     d.add_argument("--out", default="results/demo", help="directory for the figures (default results/demo)")
+    d.add_argument("--json", action="store_true", help="{out, files, text, status}: the tour's text and what it wrote")
     d.set_defaults(func=cmd_demo)
 
 
+# The commands, by workflow, for `hetcoll --help`: each command's line is
+# its own `help` (one place); a command missing here is listed under
+# "other".
+HELP_GROUPS = [
+    ("measure the machine", ["probe", "profile", "subnets", "ring", "tune"]),
+    ("decide: what hetcoll would do, and why", ["plan", "explain", "bound", "simulate", "validate", "crossovers",
+                                                "algorithms", "models"]),
+    ("run it", ["lib", "config", "export"]),
+    ("hold it to the native MPI", ["bench", "report", "bench-report"]),
+    ("reproduce the papers", ["predict", "whatif", "tables", "alpha-range", "demo"]),
+]
+
+
+class _MainParser(_Parser):
+    """`hetcoll --help`: the commands grouped by workflow."""
+
+    def format_help(self):
+        import textwrap
+
+        sub = next(a for a in self._actions if isinstance(a, argparse._SubParsersAction))
+        helps = {a.dest: a.help or "" for a in sub._choices_actions}
+        out = [self.format_usage().rstrip(), "", self.description, ""]
+        listed = set()
+        groups = HELP_GROUPS + [("other", [c for c in helps if c not in {n for _, g in HELP_GROUPS for n in g}])]
+        for title, names in groups:
+            names = [n for n in names if n in helps]
+            if not names:
+                continue
+            out.append(f"{title}:")
+            for n in names:
+                listed.add(n)
+                text = textwrap.wrap(helps[n], 58) or [""]
+                out.append(f"  {n:<14}{text[0]}")
+                out += [" " * 16 + t for t in text[1:]]
+            out.append("")
+        out += ["options:", "  -h, --help    show this help message and exit",
+                "  --version     show program's version number and exit", "",
+                "'hetcoll COMMAND --help' for a command's options; docs/cli.md for all of them."]
+        return "\n".join(out) + "\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="hetcoll", description="Model-driven collective communication: plan, simulate, explain.")
+    p = _MainParser(prog="hetcoll", description="Model-driven collective communication: measure the machine, "
+                    "decide each collective from a cost model, run it under any MPI, and explain why.")
     p.add_argument("--version", action="version", version=f"hetcoll {_core.__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import _core
+from .render import format_time
 
 # ----------------------------------------------------------------- the table
 # hetcoll algorithm (base name; a predicate on its parameters where the
@@ -248,12 +249,7 @@ def _ranges(choices):
 
 
 def _fmt_s(x) -> str:
-    if x is None:
-        return "-"
-    for unit, f in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
-        if x >= f:
-            return f"{x / f:.3g} {unit}"
-    return f"{x:.3g} s"
+    return "-" if x is None else format_time(x)
 
 
 def _note(ch: Choice, name: str) -> str:

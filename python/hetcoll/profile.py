@@ -131,6 +131,11 @@ def _host_label(p: dict, h: int) -> str:
     return p["hosts"][h]["name"]
 
 
+def _per_byte(x: float) -> str:
+    """A cost per byte (beta, gamma) as hetcoll writes one: '0.316 ns/B'."""
+    return f"{x * 1e9:.3g} ns/B"
+
+
 def _bw(x: float) -> str:
     if x <= 0:
         return "-"
@@ -153,18 +158,18 @@ def show_lines(p: dict) -> list[str]:
         + (" (budget reached: fewer repeats or phases)" if m["budget_exhausted"] else ""),
         "",
         "hosts:",
-        f"  {'host':<20} {'ranks':>5} {'subnet':>6} {'S_c':>9} {'S_m':>10} {'R_c':>9} {'R_m':>10} {'gamma':>10}",
+        f"  {'host':<20} {'ranks':>5} {'subnet':>6} {'S_c':>9} {'S_m':>11} {'R_c':>9} {'R_m':>11} {'gamma':>11}",
     ]
     shown = hosts if len(hosts) <= 32 else hosts[:16] + hosts[-8:]
     for i, h in enumerate(shown):
         if len(hosts) > 32 and i == 16:
             out.append(f"  … {len(hosts) - 24} more")
         out.append(f"  {h['name'][:20]:<20} {len(h['ranks']):>5} {h['subnet']:>6} {format_time(h['Sc']['median']):>9} "
-                   f"{h['Sm'] * 1e9:>7.3f}ns {format_time(h['Rc']['median']):>9} {h['Rm'] * 1e9:>7.3f}ns "
-                   f"{h['gamma'] * 1e9:>7.3f}ns")
+                   f"{_per_byte(h['Sm']):>11} {format_time(h['Rc']['median']):>9} {_per_byte(h['Rm']):>11} "
+                   f"{_per_byte(h['gamma']):>11}")
     out += ["", "pair classes (one-way small-message latency, large-message bandwidth; Hockney alpha, beta):",
             f"  {'class':<16} {'pairs':>6} {'latency':>9} {'bandwidth':>11} {'alone':>11} {'slowdown':>8} "
-            f"{'both ways':>11} {'one pair':>11} {'X_c':>9} {'X_m':>9}"]
+            f"{'both ways':>11} {'one pair':>11} {'X_c':>9} {'X_m':>11}"]
     for c in p["classes"]:
         # 'both ways': two other pairs in opposite directions at once, each
         # way; 'one pair': one pair to each other at once, receives posted
@@ -172,7 +177,7 @@ def show_lines(p: dict) -> list[str]:
         same = c.get("bandwidth_same_pair", 0)
         out.append(f"  {c['name']:<16} {c['pairs']:>6} {format_time(c['latency']):>9} {_bw(c['bandwidth']):>11} "
                    f"{_bw(c['bandwidth_alone']):>11} {c['slowdown']:>7.2f}x {_bw(c.get('bandwidth_both_ways', 0)):>11} "
-                   f"{_bw(same):>11} {format_time(c['Xc']):>9} {c['Xm'] * 1e9:>6.3f}ns")
+                   f"{_bw(same):>11} {format_time(c['Xc']):>9} {_per_byte(c['Xm']):>11}")
     bp = p.get("backplane")
     if bp:
         found = (f"a backplane of {_bw(bp['bandwidth'])} on every route between hosts" if bp["bandwidth"] > 0
@@ -187,7 +192,7 @@ def show_lines(p: dict) -> list[str]:
                     f"({format_time(sh['near_latency'])}, {_bw(sh['near_alone'])} alone)"]
     if p["reductions"]:
         out += ["", "reductions (gamma, s per byte, hetcoll's kernels): " + ", ".join(
-            f"{r['op']} {r['type']} {r['gamma']['median'] * 1e9:.3f} ns" for r in p["reductions"])]
+            f"{r['op']} {r['type']} {_per_byte(r['gamma']['median'])}" for r in p["reductions"])]
     out += lambda_lines(p)
     out += tuned_lines(p)
     return out

@@ -1,21 +1,16 @@
 """Text and Graphviz renderings of schedules: trees with times, time formats."""
 from __future__ import annotations
 
+from . import _core
 
-def format_time(t: float, unit: str) -> str:
-    """Model steps as plain numbers; seconds with a readable unit."""
+
+def format_time(t: float, unit: str = "s") -> str:
+    """hetcoll's one writing of a time (src/model/units.cpp): three
+    significant digits and a unit ("64.8 us", "1.96 ms", "0 s"); model
+    steps (postal units) as plain numbers."""
     if unit != "s":
         return f"{t:.6g}"
-    a = abs(t)
-    if a == 0:
-        return "0"
-    if a >= 1:
-        return f"{t:.4g} s"
-    if a >= 1e-3:
-        return f"{t * 1e3:.4g} ms"
-    if a >= 1e-6:
-        return f"{t * 1e6:.4g} us"
-    return f"{t * 1e9:.4g} ns"
+    return _core.format_time(t)
 
 
 class BroadcastTree:

@@ -149,6 +149,7 @@ NB_MODULE(_core, m) {
   m.attr("MAX_BYTES") = kMaxBytes;
   m.def("parse_bytes", &parse_bytes, "text"_a, "a size in hetcoll's one grammar ('4096', '64k', '1M', '2G') in bytes");
   m.def("format_bytes", &format_bytes, "bytes"_a, "a size as hetcoll writes it: '64 KiB', '1 MiB', '12 B'");
+  m.def("format_time", &format_time, "seconds"_a, "a time as hetcoll writes it: '64.8 us', '1.96 ms', '0 s'");
   m.attr("MAX_SCHEDULE_OPS") = kMaxScheduleOps;
   m.def("rooted_ops", [] {
     std::vector<std::string> v;

@@ -13,6 +13,7 @@
 #include "interpose/requests.hpp"
 #include "interpose/runtime_config.hpp"
 #include "model/bound.hpp"
+#include "model/units.hpp"
 #include "interpose/watchdog.hpp"
 #include "model/profile_model.hpp"
 #include "schedule/passes.hpp"
@@ -91,14 +92,14 @@ Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
     } else if (d.forced) {
       line += " (forced by HETCOLL_ALGO)";
     } else if (d.measured) {
-      line += cat(", measured ", d.measured_time * 1e6, " us vs native ", d.native_time * 1e6,
-                  " us (hetcoll tune; predicted ", d.predicted * 1e6, " us)");
+      line += cat(", measured ", format_time(d.measured_time), " vs native ", format_time(d.native_time),
+                  " (hetcoll tune; predicted ", format_time(d.predicted), ")");
     } else {
-      line += cat(", predicted ", d.predicted * 1e6, " us");
+      line += cat(", predicted ", format_time(d.predicted));
       if (!counts_known_everywhere(call.op))
         line += cat(" for blocks of ", kUnknownBlockBytes, " B (chosen without the counts: no rank knows them all)");
       if (!d.runner_up.empty())
-        line += cat("; runner-up ", d.runner_up, " ", d.runner_up_predicted * 1e6, " us (+",
+        line += cat("; runner-up ", d.runner_up, " ", format_time(d.runner_up_predicted), " (+",
                     int(100.0 * (d.runner_up_predicted - d.predicted) / std::max(d.predicted, 1e-30)), "%)");
       // The physical bound of this call on the group's machine (docs/bound.md).
       try {
@@ -106,7 +107,7 @@ Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
         const ModelPtr gm =
             pl.model_for(hosts ? st.host_map : (per_rank ? st.world_ranks : none), call.nranks);
         const Bound b = lower_bound(call, *gm);
-        if (b.time > 0) line += cat("; bound ", b.time * 1e6, " us (", b.cut, ")");
+        if (b.time > 0) line += cat("; bound ", format_time(b.time), " (", b.cut, ")");
       } catch (const std::exception&) {  // an explanation only
       }
     }

@@ -42,6 +42,7 @@
 #include "measure/program_args.hpp"
 #include "measure/sync_timing.hpp"
 #include "model/bound.hpp"
+#include "model/units.hpp"
 #include "model/machine_model.hpp"
 #include "model/profile_model.hpp"
 #include "sim/simulator.hpp"
@@ -704,8 +705,8 @@ int main(int argc, char** argv) {
       if (opt.progress && g_rank == 0) {
         const fig2::Summary h = fig2::summarize(vr[0].times);
         std::string what = op + " " + std::to_string(op == "barrier" ? 0 : bytes) + " B: " + vr[0].algorithm + " " +
-                           num(h.median * 1e6) + " us";
-        if (opt.native && vr.size() > 1) what += ", native " + num(fig2::summarize(vr[1].times).median * 1e6) + " us";
+                           format_time(h.median);
+        if (opt.native && vr.size() > 1) what += ", native " + format_time(fig2::summarize(vr[1].times).median);
         progress_line(step, steps, what);
       }
     }

@@ -276,8 +276,26 @@ namespace {
 ModelPtr model_file(const std::string& path) {
   const std::string text = read_model_file(path);
   if (looks_like_profile(text)) return ProfileModel::from_text(text, path);
+  json::Value v;
   try {
-    return model_from_json(json::parse(text));
+    v = json::parse(text);
+  } catch (const InputError& e) {
+    throw InputError(cat(path, ": neither a profile nor a model file (", e.what(), ")"));
+  }
+  // A file of results names the model it was made with: that is not this
+  // file's kind, and the message must name what the user passed.
+  const json::Value* kind = json::find(v, "model");
+  static const char* const kKinds[] = {"postal", "hockney", "loggp", "heterogeneous"};
+  const bool known = kind && kind->is_string() &&
+                     std::find(std::begin(kKinds), std::end(kKinds), kind->get<std::string>()) != std::end(kKinds);
+  if (!known) {
+    const json::Value* tool = json::find(v, "tool");
+    std::string what = tool && tool->is_string() ? cat(" (it was written by ", tool->get<std::string>(), ")") : "";
+    throw InputError(cat(path, ": neither a profile (hetcoll probe) nor a model file (postal, hockney, loggp, ",
+                         "heterogeneous)", what, "; give the machine's profile or a model spec"));
+  }
+  try {
+    return model_from_json(v);
   } catch (const InputError& e) {
     throw InputError(cat(path, ": ", e.what()));
   }

@@ -57,6 +57,27 @@ uint64_t parse_bytes(const std::string& text) {
   return static_cast<uint64_t>(b);
 }
 
+std::string format_time(double s) {
+  const double a = std::fabs(s);
+  if (!(a > 0)) return a == 0 ? "0 s" : "nan";
+  char buf[48];
+  static const struct {
+    const char* name;
+    double f;
+  } kUnits[] = {{"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}};
+  if (a >= 999.5) {  // "1234 s", not "1.23e+03 s"
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+    return buf;
+  }
+  for (const auto& u : kUnits)
+    if (a >= u.f * 0.9995) {  // 999.7 us is "1 ms", not "1e+03 us"
+      std::snprintf(buf, sizeof buf, "%.3g %s", s / u.f, u.name);
+      return buf;
+    }
+  std::snprintf(buf, sizeof buf, "%.3g ns", s * 1e9);
+  return buf;
+}
+
 std::string format_bytes(uint64_t b) {
   if (b >= (uint64_t(1) << 30) && b % (uint64_t(1) << 30) == 0) return cat(b >> 30, " GiB");
   if (b >= (uint64_t(1) << 20) && b % (uint64_t(1) << 20) == 0) return cat(b >> 20, " MiB");
@@ -92,17 +113,6 @@ double parse_bandwidth(const std::string& text) {
   else throw InputError(cat("'", text, "': unknown bandwidth unit '", suffix, "' (use B/s, MB/s, GB/s, Gbit/s)"));
   if (v <= 0) throw InputError(cat("bandwidth '", text, "' must be positive"));
   return v * mult;
-}
-
-std::string format_duration(double s) {
-  char buf[48];
-  double a = std::fabs(s);
-  if (a == 0) return "0s";
-  if (a >= 1) std::snprintf(buf, sizeof buf, "%.4gs", s);
-  else if (a >= 1e-3) std::snprintf(buf, sizeof buf, "%.4gms", s * 1e3);
-  else if (a >= 1e-6) std::snprintf(buf, sizeof buf, "%.4gus", s * 1e6);
-  else std::snprintf(buf, sizeof buf, "%.4gns", s * 1e9);
-  return buf;
 }
 
 }  // namespace hetcoll

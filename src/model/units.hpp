@@ -17,7 +17,9 @@ uint64_t parse_bytes(const std::string& text);
 uint64_t parse_size_in(const std::string& text, const std::string& what, uint64_t lo, uint64_t hi,
                        uint64_t multiple = 1);
 std::string format_bytes(uint64_t bytes);          // "64 KiB", "1 MiB", "12 B"
+// A time as hetcoll writes one, everywhere: three significant digits and a
+// unit ("64.8 us", "1.96 ms", "0 s").
+std::string format_time(double seconds);
 double parse_bandwidth(const std::string& text);   // bytes per second
-std::string format_duration(double seconds);       // "20us", "1.5ms"
 
 }  // namespace hetcoll

@@ -5,6 +5,7 @@
 
 #include "algorithms/hybrid_mesh.hpp"
 #include "model/hockney_model.hpp"
+#include "model/units.hpp"
 #include "model/profile_model.hpp"
 #include "plan/phase_choice.hpp"
 #include "util/error.hpp"
@@ -518,7 +519,7 @@ bool Planner::measured(const Collective& rep, const std::vector<int>& rank_map, 
     else if (t.algorithm != e->winner && (other.empty() || t.time.median < best_other))
       other = t.algorithm, best_other = t.time.median;
   }
-  const auto us = [](double s) { return cat(s * 1e6, " us"); };
+  const auto us = [](double s) { return format_time(s); };
   if (e->winner == "native") {
     d = Decision{};
     d.algorithm = "native";

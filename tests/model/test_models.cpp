@@ -11,6 +11,18 @@
 
 using namespace hetcoll;
 
+// One writing of a time everywhere: three significant digits and a unit.
+TEST(Units, FormatTime) {
+  EXPECT_EQ(format_time(0), "0 s");
+  EXPECT_EQ(format_time(32.274e-9), "32.3 ns");
+  EXPECT_EQ(format_time(64.76e-6), "64.8 us");
+  EXPECT_EQ(format_time(999.7e-6), "1 ms");  // not "1e+03 us"
+  EXPECT_EQ(format_time(1.955e-3), "1.96 ms");
+  EXPECT_EQ(format_time(2.5), "2.5 s");
+  EXPECT_EQ(format_time(1234.5), "1234 s");
+  EXPECT_EQ(format_time(-3e-6), "-3 us");
+}
+
 TEST(Units, Durations) {
   EXPECT_DOUBLE_EQ(parse_duration("20us"), 20e-6);
   EXPECT_DOUBLE_EQ(parse_duration("1.5ms"), 1.5e-3);

@@ -29,14 +29,14 @@ def test_plan_json_keys_and_values(run_cli):
     code, out, err = run_cli("plan", "bcast", "--ranks", "8", "--model", "postal:lambda=2", "--json")
     assert code == 0, err
     d = json.loads(out)
-    for key in ("algorithm", "predicted_time", "unit", "ranks", "tree", "candidates"):
-        assert key in d
-    assert d["ranks"] == 8 and d["unit"] == "steps"
-    assert d["predicted_time"] == 5.0  # Fig. 2
+    for key in ("algorithm", "predicted_steps", "unit", "ranks", "tree", "candidates"):
+        assert key in d  # one key scheme: a time's key names its unit (postal steps here)
+    assert d["ranks"] == 8 and d["unit"] == "steps" and "predicted_time" not in d and "predicted_s" not in d
+    assert d["predicted_steps"] == 5.0  # Fig. 2
     assert d["algorithm"] in ("lambda_tree", "alpha_partition")
     tree = {t["rank"]: t for t in d["tree"]}
     assert tree[0]["parent"] is None
-    assert max(t["received"] for t in d["tree"]) == 5.0
+    assert max(t["received_steps"] for t in d["tree"]) == 5.0
 
 
 def test_bound_against_a_hand_derived_bound(run_cli):
@@ -47,19 +47,19 @@ def test_bound_against_a_hand_derived_bound(run_cli):
     code, out, err = run_cli("bound", "bcast", "-n", "12", "-b", "1M", "-m", model, "--json")
     assert code == 0, err
     d = json.loads(out)
-    assert abs(d["bound"] - (4 * 2**20 / 37.5e6 + 3.052e-3)) < 1e-9
+    assert abs(d["bound_s"] - (4 * 2**20 / 37.5e6 + 3.052e-3)) < 1e-9
     assert d["cut"] == "all uplink_in links together, both ways"
     assert d["network"] and d["constraints"] > 10
-    assert d["algorithm"] and d["predicted"] >= d["bound"] and d["x_bound"] >= 1
+    assert d["algorithm"] and d["predicted_s"] >= d["bound_s"] and d["x_bound"] >= 1
     code, out, err = run_cli("bound", "bcast", "-n", "12", "-b", "1M", "-m", model)
     assert code == 0, err
-    assert "bound      114.9 ms" in out and "× the bound" in out
+    assert "bound      115 ms" in out and "× the bound" in out
     # plan says it too, and --explain gives every candidate its multiple.
     code, out, err = run_cli("plan", "bcast", "-n", "12", "-b", "1M", "-m", model, "--explain")
     assert code == 0, err
-    assert "bound      114.9 ms" in out and "× bound" in out
+    assert "bound      115 ms" in out and "× bound" in out
     code, out, err = run_cli("plan", "bcast", "-n", "12", "-b", "1M", "-m", model, "--json")
-    assert json.loads(out)["bound"]["bound"] == d["bound"]
+    assert json.loads(out)["bound"]["bound_s"] == d["bound_s"]
     # No collective named: one line, exit 2.
     code, out, err = run_cli("bound", "-n", "12", "-m", model)
     assert code == 2 and "needs a collective" in err
@@ -69,8 +69,8 @@ def test_plan_forced_binomial_is_fig_1b(run_cli):
     code, out, _ = run_cli("plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "-a", "binomial_tree", "--json")
     assert code == 0
     d = json.loads(out)
-    assert d["predicted_time"] == 6.0
-    assert sorted(t["received"] for t in d["tree"]) == [0, 2, 3, 4, 4, 5, 5, 6]
+    assert d["predicted_steps"] == 6.0
+    assert sorted(t["received_steps"] for t in d["tree"]) == [0, 2, 3, 4, 4, 5, 5, 6]
 
 
 def test_plan_root_and_text_tree(run_cli):
@@ -87,11 +87,11 @@ def test_simulate_json(run_cli):
                              "--elem-size", "8", "--json")
     assert code == 0, err
     d = json.loads(out)
-    for key in ("algorithm", "predicted_time", "unit", "ranks", "rank_finish", "timeline"):
+    for key in ("algorithm", "predicted_steps", "unit", "ranks", "rank_finish_steps", "timeline"):
         assert key in d
-    assert len(d["rank_finish"]) == 6
-    assert max(d["rank_finish"]) == pytest.approx(d["predicted_time"])
-    assert all(e["end"] >= e["start"] for e in d["timeline"])
+    assert len(d["rank_finish_steps"]) == 6
+    assert max(d["rank_finish_steps"]) == pytest.approx(d["predicted_steps"])
+    assert all(e["end_steps"] >= e["start_steps"] for e in d["timeline"])
     assert {e["kind"] for e in d["timeline"]} >= {"send", "recv", "reduce", "copy"}
 
 
@@ -101,7 +101,7 @@ def test_simulate_seconds_unit(run_cli):
     assert code == 0
     d = json.loads(out)
     assert d["unit"] == "s"
-    assert d["predicted_time"] == pytest.approx(2 * (20e-6 + 1048576e-9))
+    assert d["predicted_s"] == pytest.approx(2 * (20e-6 + 1048576e-9))
 
 
 @pytest.mark.parametrize("args, message", [
@@ -260,7 +260,7 @@ def test_save_validate_and_simulate_a_schedule(run_cli, tmp_path):
         code, out, _ = run_cli("validate", str(f))
         assert code == 0 and "ok: 12 messages" in out
         code, out, _ = run_cli("simulate", "--schedule", str(f), "-m", "postal:lambda=2", "--json")
-        assert code == 0 and json.loads(out)["predicted_time"] == 6.0  # T_2(13) = 6
+        assert code == 0 and json.loads(out)["predicted_steps"] == 6.0  # T_2(13) = 6
     # A schedule edited into nonsense: the line is named.
     broken = text.read_text().replace("recv from", "recv frm", 1)
     bad = tmp_path / "bad.txt"
@@ -493,7 +493,7 @@ def test_plan_past_the_proof_limit_is_sampled_and_says_so(run_cli):
     rec = json.loads(out)
     assert rec["proof"] == "sampled" and rec["valid"]
     assert "matched" in rec["validation"]
-    assert rec["predicted_time"] > 0
+    assert rec["predicted_s"] > 0
 
 
 def test_sampled_proof_finds_an_unmatched_message(monkeypatch):
@@ -568,3 +568,72 @@ def test_the_launcher_is_srun_inside_a_slurm_allocation(tmp_path, monkeypatch):
     assert os.path.basename(cmd[0]) in ("mpirun", "mpiexec")
     with pytest.raises(ValueError, match="--launcher slurm"):
         prof.mpirun_command(6, ["prog"], [], "slurm")
+
+
+def test_help_groups_every_command_by_workflow(run_cli):
+    """hetcoll --help lists each command once, under measure → decide → run
+    → hold to native → reproduce; none is left out."""
+    from hetcoll.cli import HELP_GROUPS, build_parser
+
+    code, out, err = run_cli("--help")
+    assert code == 0, err
+    titles = [t for t, _ in HELP_GROUPS]
+    assert [line[:-1] for line in out.splitlines() if line[:-1] in titles] == titles
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    grouped = [n for _, names in HELP_GROUPS for n in names]
+    assert sorted(grouped) == sorted(sub.choices), "a command missing from (or unknown to) HELP_GROUPS"
+    for name in sub.choices:
+        assert sum(line.startswith(f"  {name} ") for line in out.splitlines()) == 1, name
+
+
+def test_explain_is_plan_explain(run_cli):
+    args = ["allreduce", "--ranks", "8", "--bytes", "1M", "-m", "hockney:alpha=20us,bw=1GB/s"]
+    code, out, err = run_cli("explain", *args, "--json")
+    assert code == 0, err
+    code2, out2, _ = run_cli("plan", *args, "--explain", "--json")
+    a, b = json.loads(out), json.loads(out2)
+    assert a["algorithm"] == b["algorithm"] and a["candidates"] == b["candidates"]
+    code, out, err = run_cli("explain", *args)
+    assert code == 0 and "candidates" in out and "latency" in out
+
+
+def test_json_on_models_bench_report_report_and_demo(run_cli, tmp_path):
+    code, out, err = run_cli("models", "--json")
+    kinds = json.loads(out)
+    assert code == 0 and any(k["spec"].startswith("hockney:") for k in kinds) and all(k["spec"] for k in kinds)
+    rows = []
+    for v, t in (("hetcoll", 1e-4), ("native", 2e-4)):
+        rows.append({"op": "bcast", "bytes": 1024, "variant": v, "algorithm": "binomial_tree" if v == "hetcoll"
+                     else "native", "min_s": t, "median_s": t, "times_s": [t], "predicted_s": None})
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps({"tool": "hetcoll-bench", "created": "2026-11-26T00:00:00Z", "ranks": 3, "hosts": [],
+                                "model": "x", "predictions": False, "procedure": "Fig. 2", "repeats": 1, "rows": rows}))
+    code, out, err = run_cli("bench-report", str(path), "--json")
+    assert code == 0, err
+    d = json.loads(out)[0]
+    assert d["ranks"] == 3 and d["median_speed"] == pytest.approx(2.0)
+    assert d["results"][0]["hetcoll_s"] == pytest.approx(1e-4) and "hetcoll_us" not in d["results"][0]
+    code, out, err = run_cli("demo", "--out", str(tmp_path / "demo"), "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["status"] == 0 and "lambda_tree.dot" in d["files"] and "lambda_tree" in d["text"]
+
+
+def test_one_way_to_name_the_machine_and_errors_name_what_was_typed(run_cli, tmp_path):
+    """-m, --model and --profile are one option everywhere that takes a
+    machine; a file that is neither a profile nor a model is named as the
+    user typed it, with what wrote it."""
+    results = tmp_path / "bench.json"
+    results.write_text(json.dumps({"tool": "hetcoll-bench 0.2.0", "model": "profile:/elsewhere/profile.json",
+                                   "rows": []}))
+    for cmd in (["plan", "bcast", "-n", "4"], ["predict", "bcast"], ["bound", "bcast", "-n", "4"],
+                ["explain", "bcast", "-n", "4"]):
+        for flag in ("-m", "--model", "--profile"):
+            code, out, err = run_cli(*cmd, flag, str(results))
+            assert code == 2 and str(results) in err and "hetcoll-bench" in err and "/elsewhere" not in err, (cmd, err)
+    a = json.loads(run_cli("plan", "bcast", "-n", "8", "-m", "postal:lambda=2", "--json")[1])
+    b = json.loads(run_cli("plan", "bcast", "-n", "8", "--profile", "postal:lambda=2", "--json")[1])
+    assert a == b
+    code, out, err = run_cli("whatif", "bcast", "-n", "4", "-a", "binomial_tree", "--json")
+    assert code == 0 and {r["algorithm"] for r in json.loads(out)["rows"]} == {"binomial_tree"}, err

@@ -38,7 +38,7 @@ def test_predict_errors(run_cli):
     code, _, err = run_cli("predict", "bcast", "-m", "hetero:nodes=FS", "--tree", "weird")
     assert code == 2 and "unknown tree" in err
     code, _, err = run_cli("predict", "bcast")
-    assert code == 2 and "--profile" in err
+    assert code == 2 and "-m PROFILE" in err
     code, _, err = run_cli("predict", "bcast", "-m", "hetero:nodes=FS", "--root", "5")
     assert code == 2 and "root" in err
 
