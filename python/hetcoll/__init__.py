@@ -13,6 +13,7 @@ from ._core import (  # noqa: F401
     TooLarge,
     __version__,
     algorithms,
+    bound,
     collective,
     collective_ops,
     decide,

@@ -171,7 +171,11 @@ NB_MODULE(_core, m) {
            "src"_a, "dst"_a, "bytes"_a, "(send busy, arrival after send start, receive busy)")
       .def("reduce_time", &MachineModel::reduce_time, "rank"_a, "bytes"_a)
       .def("postal_lambda", &MachineModel::postal_lambda, "bytes"_a, "src"_a = 0, "dst"_a = -1)
-      .def("to_json", [](const MachineModel& mm) { return json::write(mm.to_json(), 2); });
+      .def("to_json", [](const MachineModel& mm) { return json::write(mm.to_json(), 2); })
+      .def("__repr__", [](const MachineModel& mm) {
+        return cat("<hetcoll.Model ", mm.spec(), mm.ranks() > 0 ? cat(", ", mm.ranks(), " ranks") : std::string(),
+                   ", times in ", mm.unit(), ">");
+      });
   m.def("parse_model", &load_model, "spec"_a, "a model spec, or the path of a model file or profile");
   m.def("group_model", &group_model, "model"_a, "rank_map"_a, "ranks"_a,
         "the model a group of `ranks` ranks sees: mapped by rank_map, or laid out as the probe job was");
@@ -241,7 +245,10 @@ NB_MODULE(_core, m) {
       .def_ro("elem_size", &Collective::elem_size)
       .def_ro("order_free", &Collective::order_free)
       .def("describe", &Collective::describe)
-      .def("to_json", [](const Collective& c) { return c.to_json().dump(); });
+      .def("to_json", [](const Collective& c) { return c.to_json().dump(); })
+      .def("__repr__", [](const Collective& c) {
+        return cat("<hetcoll.Collective ", c.describe(), " (", format_bytes(c.size_bytes()), " a rank)>");
+      });
   m.def("collective", &make_collective, "op"_a, "ranks"_a, "count"_a, "root"_a = 0, "elem_size"_a = 1,
         "order_free"_a = false);
   m.def("collective_ops", [] {
@@ -263,7 +270,11 @@ NB_MODULE(_core, m) {
       .def_ro("makespan", &SimResult::makespan)
       .def_ro("rank_finish", &SimResult::rank_finish)
       .def_ro("start", &SimResult::start)
-      .def_ro("end", &SimResult::end);
+      .def_ro("end", &SimResult::end)
+      .def("__repr__", [](const SimResult& r) {
+        return cat("<hetcoll.SimResult makespan ", r.unit == "s" ? format_time(r.makespan) : cat(r.makespan, " steps"),
+                   " on ", r.rank_finish.size(), " ranks>");
+      });
 
   nb::class_<Schedule>(m, "Schedule")
       .def_ro("algorithm", &Schedule::algorithm)
@@ -382,7 +393,11 @@ NB_MODULE(_core, m) {
            },
            "model"_a, "timeline"_a = true)
       .def("to_text", [](const Schedule& s) { return to_text(s); })
-      .def("to_json", [](const Schedule& s, int indent) { return to_json(s, indent); }, "indent"_a = -1);
+      .def("to_json", [](const Schedule& s, int indent) { return to_json(s, indent); }, "indent"_a = -1)
+      .def("__repr__", [](const Schedule& s) {
+        return cat("<hetcoll.Schedule ", s.algorithm, " for ", s.coll.describe(), ": ", s.total_ops(), " ops, ",
+                   s.message_count(), " messages, ", format_bytes(s.bytes_sent()), ">");
+      });
   m.def("schedule_from_text", &from_text, "text"_a);
   m.def("schedule_from_json", &from_json, "text"_a);
 
