@@ -122,6 +122,10 @@ def summary_rows(rows: list[dict]) -> list[dict]:
             row["timing"] += ", native's call"
         if not row["hetcoll_s"]:
             continue
+        # The spread of the repeats (Fig. 2's times) where the row is Fig. 2's median.
+        for name, r in (("hetcoll", h), ("native", nat)):
+            ts = [t for t in (r or {}).get("times_s") or [] if t and t > 0] if not second else []
+            row[f"{name}_min_s"], row[f"{name}_max_s"] = (min(ts), max(ts)) if ts else (None, None)
         row["ratio"] = row["native_s"] / row["hetcoll_s"] if row["native_s"] and row["hetcoll_s"] > 0 else None
         row["error"] = (row["predicted_s"] / row["hetcoll_s"] - 1) if row["predicted_s"] and row["hetcoll_s"] > 0 else None
         # Measured time over the physical bound on the profile (docs/bound.md).
@@ -162,6 +166,12 @@ def plot_time_vs_size(rows: list[dict], path: Path) -> bool:
             style = {"hetcoll": dict(color="tab:blue", lw=2.2, marker="o"),
                      "native": dict(color="tab:red", lw=2.2, marker="s")}.get(v, dict(lw=1, marker=".", alpha=0.8))
             ax.plot([max(b, 1) for b, _ in pts], [t * 1e6 for _, t in pts], label=v, **style)
+            if v in ("hetcoll", "native"):  # the spread of the repeats: least to largest
+                band = sorted((r["bytes"], min(r["times_s"]), max(r["times_s"])) for r in mine
+                              if r["variant"] == v and r.get("times_s") and _second(r) is None)
+                if band:
+                    ax.fill_between([max(b, 1) for b, _, _ in band], [lo * 1e6 for _, lo, _ in band],
+                                    [hi * 1e6 for _, _, hi in band], color=style["color"], alpha=0.15, lw=0)
         pred = sorted((r["bytes"], r["predicted_s"]) for r in mine if r["variant"] == "hetcoll" and r.get("predicted_s"))
         if pred:
             ax.plot([max(b, 1) for b, _ in pred], [t * 1e6 for _, t in pred], "--", color="tab:blue", lw=1,
@@ -175,7 +185,7 @@ def plot_time_vs_size(rows: list[dict], path: Path) -> bool:
         ax.legend(fontsize=7)
     for ax in [a for row in axes for a in row][len(ops):]:
         ax.axis("off")
-    fig.suptitle("time against message size (median of repeats, slowest rank)")
+    fig.suptitle("time against message size (median of repeats, slowest rank; shaded: least to largest repeat)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -213,16 +223,46 @@ def plot_predicted_vs_measured(rows: list[dict], path: Path) -> float | None:
     return med
 
 
+def postal_applies(p: dict) -> bool:
+    """The profile's own verdict (profile.lambda_lines): Bruck's λ means
+    something only where both experiments fitted λ >= 1 at some size."""
+    return any(l.get("fit1") and l.get("fit2") and l["fit1"]["lambda"] >= 1 and l["fit2"]["lambda"] >= 1
+               for l in p.get("lambda", []))
+
+
+def plot_speedup(summ: list[dict], path: Path) -> bool:
+    """native ÷ hetcoll against size, one line per collective."""
+    ops = [op for op in dict.fromkeys(s["op"] for s in summ) if any(s["ratio"] for s in summ if s["op"] == op)]
+    if not ops:
+        return False
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for op in ops:
+        pts = sorted((max(s["bytes"], 1), s["ratio"]) for s in summ if s["op"] == op and s["ratio"])
+        ax.plot([b for b, _ in pts], [r for _, r in pts], marker="o", label=op)
+    ax.axhline(1, color="gray", lw=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("bytes per rank")
+    ax.set_ylabel("native time ÷ hetcoll time")
+    ax.set_title("speedup against size (above 1: hetcoll faster)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
 def plot_lambda(p: dict, path: Path) -> bool:
     pts = [l for l in p.get("lambda", []) if l.get("fit1") and l.get("fit2")]
-    if not any(l["fit1"]["lambda"] > 0 and l["fit2"]["lambda"] > 0 for l in pts):
+    if not postal_applies(p):
         return False
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for sends, marker in (("blocking", "o"), ("nonblocking", "s")):
         # λ below 0 is a fit the noise defeated (the profile says so too): not drawn on a log scale.
         sel = sorted((l["bytes"], l["fit1"]["lambda"], l["fit2"]["lambda"]) for l in pts
-                     if l.get("sends") == sends and l["fit1"]["lambda"] > 0 and l["fit2"]["lambda"] > 0)
+                     if l.get("sends") == sends and l["fit1"]["lambda"] >= 1 and l["fit2"]["lambda"] >= 1)
         if not sel:
             continue
         ax.plot([b for b, _, _ in sel], [a for _, a, _ in sel], marker=marker, label=f"experiment 1, {sends} sends")
@@ -369,7 +409,19 @@ td.win { background: #e3f4e3; } td.lose { background: #fbe3e3; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 0.85em; color: #555; }
 .meta { font-size: 0.85em; color: #555; }
+.wide { overflow-x: auto; max-width: 100%; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.8em; background: #fafafa; padding: 0.5em; }
+nav ol { columns: 2; font-size: 0.9em; } code { background: #f3f3f3; padding: 0 3px; overflow-wrap: anywhere; }
 """
+
+
+def _anchor(heading: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in heading.lower()).strip("-") or "section"
+
+
+def _spread(s: dict, who: str) -> str:
+    lo, hi = s.get(f"{who}_min_s"), s.get(f"{who}_max_s")
+    return f"{format_time(lo)}–{format_time(hi)}" if lo and hi else "-"
 
 
 def _img(path: Path, alt: str) -> str:
@@ -394,13 +446,23 @@ def build(results: list[str], profile_path: str, out_dir: str, title: str | None
     med = plot_predicted_vs_measured(rows, f)
     if med is not None:
         figs.append(("Predicted against measured", f, f"Median error {100 * med:.1f} %; the band is ±15 %."))
+    summ = summary_rows(rows)
+    f = out / "speedup.png"
+    if plot_speedup(summ, f):
+        figs.append(("Speedup against size", f, "Native time ÷ hetcoll time per collective and size, from the "
+                     "table's medians; above the line hetcoll is faster."))
     f = out / "lambda.png"
+    lambda_note = None
     if plot_lambda(p, f):
-        figs.append(("λ(m)", f, "Bruck's λ as the probe fitted it from both experiments, by message size."))
+        figs.append(("λ(m)", f, "Bruck's λ as the probe fitted it from both experiments, by message size, where "
+                     "both fits are at least 1 (the postal model applies there)."))
+    elif p.get("lambda"):
+        lambda_note = ("λ(m) is not drawn: the probe's fits are below 1 at every size, so the postal model does not "
+                       "describe this network (the profile says so); hetcoll plans on its per-host and per-class "
+                       "costs and topology instead.")
     f = out / "network.png"
     if plot_network(p, f):
         figs.append(("The network the probe measured", f, "Hosts in subnet order; the subnets found are outlined."))
-    summ = summary_rows(rows)
     for op, nbytes in (("bcast", 1024), ("bcast", 1 << 20), ("allreduce", 1 << 20)):
         f = out / f"schedule_{op}_{nbytes}.png"
         try:
@@ -414,21 +476,43 @@ def build(results: list[str], profile_path: str, out_dir: str, title: str | None
             cap = None
             print(f"hetcoll report: no drawing of {op} {nbytes} B: {e}")
         if cap:
-            title = f"The {op} that ran at {_size(nbytes)}" if whence == "ran" else \
+            heading = f"The {op} that ran at {_size(nbytes)}" if whence == "ran" else \
                 f"hetcoll's {op} at {_size(nbytes)} (decided; the bench did not run it)"
-            figs.append((title, f, cap))
+            figs.append((heading, f, cap))
     ratios = [s["ratio"] for s in summ if s["ratio"]]
     errs = [abs(s["error"]) for s in summ if s["error"] is not None]
+    # The data beside the page, linked: the results (and their CSV), the profile.
+    data = out / "data"
+    data.mkdir(exist_ok=True)
+    links = []
+    for src in [*results, profile_path]:
+        for f in [Path(src)] + ([Path(src).with_suffix(".csv")] if Path(src).with_suffix(".csv").exists() else []):
+            dst = data / f.name
+            if f.resolve() != dst.resolve():
+                shutil.copyfile(f, dst)
+            links.append(f"<a href='data/{html.escape(f.name)}'>{html.escape(f.name)}</a>")
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title or 'hetcoll report')}"
              f"</title><style>{_CSS}</style></head><body>",
              f"<h1>{html.escape(title or 'hetcoll: measured against native MPI and against its own predictions')}</h1>"]
+    headings = ["What ran", "Use it", "Every measurement", *[h for h, _, _ in figs], "The profile"]
+    parts.append("<nav><ol>" + "".join(f"<li><a href='#{_anchor(h)}'>{html.escape(h)}</a></li>" for h in headings)
+                 + "</ol></nav>")
     hosts = p["hosts"]
-    parts.append("<p class='meta'>" + "<br>".join(html.escape(x) for x in [
+    parts.append(f"<h2 id='{_anchor('What ran')}'>What ran</h2><p class='meta'>" + "<br>".join(html.escape(x) for x in [
+        f"MPI: {p['measured'].get('mpi', 'not recorded')}",
+        "native: the MPI library's own collectives, as its tuning chose them (Open MPI 4.1 and MPICH 4.0 do not "
+        "report which algorithm they ran; hetcoll export can pin one); transport: the library's own (shared memory "
+        "within a host, the network between hosts: the profile's pair classes)",
         f"profile: {profile_path} — {len(hosts)} hosts, {p['subnets']['count']} subnets, "
         f"{p['measured']['ranks']} ranks, measured {p['measured']['created']} by {p['measured']['tool']}",
         *[f"results: {m['path']} — {m.get('ranks')} ranks, {m.get('repeats')} repeats, {m.get('created')}, "
           f"{m.get('tool')}" + (f" ({m['note']})" if m.get("note") else "") for m in meta],
-        (meta[0].get("procedure") or "") if meta else ""]) + "</p>")
+        (meta[0].get("procedure") or "") if meta else ""]) + "<br>data: " + ", ".join(links) + "</p>")
+    prof_abs = html.escape(str(Path(profile_path).resolve()))
+    parts.append(f"<h2 id='{_anchor('Use it')}'>Use it</h2><p><code>export HETCOLL_PROFILE={prof_abs}</code> "
+                 "and run the program with <code>LD_PRELOAD=$(hetcoll lib)</code> (Open MPI: <code>mpirun -x "
+                 "LD_PRELOAD -x HETCOLL_PROFILE …</code>); without preloading, <code>hetcoll export --format "
+                 f"ompi-rules -m {prof_abs} -o rules</code> gives the MPI the same decisions.</p>")
     if ratios:
         won = sum(1 for r in ratios if r >= 1.0)
         parts.append(f"<p><b>{len(ratios)} measurements</b>: hetcoll/native median ratio "
@@ -436,9 +520,10 @@ def build(results: list[str], profile_path: str, out_dir: str, title: str | None
                      f"{won} at or above 1.0×, lowest {min(ratios):.2f}×, highest {max(ratios):.2f}×"
                      + (f"; prediction error median <b>{100 * statistics.median(errs):.1f} %</b>" if errs else "")
                      + ".</p>")
-    parts.append("<h2>Every measurement</h2><table><tr><th class='l'>collective</th><th>bytes</th><th>ranks</th>"
-                 "<th class='l'>hetcoll's algorithm</th><th>hetcoll</th><th>predicted</th><th>error</th>"
-                 "<th>native</th><th>native ÷ hetcoll</th><th>bound</th><th>× bound</th>"
+    parts.append(f"<h2 id='{_anchor('Every measurement')}'>Every measurement</h2><div class='wide'><table><tr>"
+                 "<th class='l'>collective</th><th>bytes</th><th>ranks</th>"
+                 "<th class='l'>hetcoll's algorithm</th><th>hetcoll</th><th>spread</th><th>predicted</th><th>error</th>"
+                 "<th>native</th><th>spread</th><th>native ÷ hetcoll</th><th>bound</th><th>× bound</th>"
                  "<th class='l'>timing</th></tr>")
     for s in summ:
         cls = "" if s["ratio"] is None else " class='win'" if s["ratio"] >= 1.0 else " class='lose'"
@@ -451,13 +536,20 @@ def build(results: list[str], profile_path: str, out_dir: str, title: str | None
         parts.append(
             f"<tr><td class='l'>{s['op']}</td><td>{_size(s['bytes'])}</td><td>{s['ranks']}</td>"
             f"<td class='l'>{html.escape(s['algorithm'])}</td><td>{format_time(s['hetcoll_s'])}</td>"
-            f"<td>{pred}</td><td>{err}</td><td>{nat}</td><td{cls}>{ratio}</td><td>{lb}</td><td>{xb}</td>"
-            f"<td class='l'>{s['timing']}</td></tr>")
-    parts.append("</table>")
+            f"<td>{_spread(s, 'hetcoll')}</td><td>{pred}</td><td>{err}</td><td>{nat}</td><td>{_spread(s, 'native')}</td>"
+            f"<td{cls}>{ratio}</td><td>{lb}</td><td>{xb}</td><td class='l'>{s['timing']}</td></tr>")
+    parts.append("</table></div><p class='meta'>spread: the least and the largest of the repeats' times (Fig. 2 "
+                 "rows); bound: the least time any schedule can take on the profile (docs/bound.md).</p>")
     for heading, path, caption in figs:
-        parts.append(f"<h2>{html.escape(heading)}</h2><figure>{_img(path, heading)}"
+        parts.append(f"<h2 id='{_anchor(heading)}'>{html.escape(heading)}</h2><figure>{_img(path, heading)}"
                      f"<figcaption>{html.escape(caption)}</figcaption></figure>")
-    parts.append("<h2>The profile</h2><pre>" + html.escape("\n".join(prof.show_lines(p))) + "</pre>")
+    if lambda_note:
+        parts.append(f"<p class='meta'>{html.escape(lambda_note)}</p>")
+    parts.append(f"<h2 id='{_anchor('The profile')}'>The profile</h2><pre>"
+                 + html.escape("\n".join(prof.show_lines(p))) + "</pre>")
+    # A browser check (tests/python/test_report.py): the page's width against the window's.
+    parts.append("<script>window.addEventListener('load', function () { document.body.setAttribute("
+                 "'data-overflow', String(document.documentElement.scrollWidth - window.innerWidth)); });</script>")
     # A browser check (tests/python/test_report.py): after loading, the body
     # says how many images decoded to a picture.
     parts.append("<script>window.addEventListener('load', function () { var im = document.images, ok = 0;"

@@ -46,10 +46,10 @@ def test_report_has_every_plot(tmp_path):
     text = page.read_text()
     assert "http://" not in text and "https://" not in text  # self-contained: nothing to fetch
     imgs = images_of(page)
-    expected = ["time_vs_size", "predicted_vs_measured", "lambda", "network", "schedule_bcast_1024",
+    expected = ["time_vs_size", "predicted_vs_measured", "speedup", "lambda", "network", "schedule_bcast_1024",
                 "schedule_bcast_1048576", "schedule_allreduce_1048576"]
     if not shutil.which("dot"):
-        expected = expected[:4]
+        expected = expected[:5]
     assert len(imgs) == len(expected)
     for name in expected:
         png = (tmp_path / "out" / f"{name}.png").read_bytes()
@@ -100,9 +100,18 @@ def test_report_renders_in_headless_chromium(tmp_path):
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000"]
-    dom = subprocess.run([chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
-                         timeout=120).stdout
+    dom = subprocess.run([chromium(), *flags, "--window-size=1280,2400", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
     assert f'data-images="{n}/{n}"' in dom, dom[-500:]
+    # Nothing wider than a 1280 px window (the page measures itself after load).
+    import re
+
+    over = re.search(r'data-overflow="(-?\d+)"', dom)
+    assert over and int(over.group(1)) <= 0, dom[-300:]
+    # What an engineer reads first: a table of contents, what ran, how to use it, the data linked.
+    for text in ("<nav>", "What ran", "Use it", "export HETCOLL_PROFILE=", "data/bench.json", "spread"):
+        assert text in dom, text
+    assert "<h1>hetcoll: measured against native MPI" in dom  # the page's own title, not a figure's
     shot = tmp_path / "shot.png"
     subprocess.run([chromium(), *flags, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri()],
                    capture_output=True, timeout=120)
@@ -191,3 +200,15 @@ def test_the_drawings_show_the_algorithm_that_ran(tmp_path):
             if (op, b) in (("bcast", 1024), ("bcast", 1 << 20), ("allreduce", 1 << 20)):
                 assert f"{op} of {report._size(b)}: {alg} (" in text, (op, b, alg)
                 assert f"The {op} that ran at {report._size(b)}" in text
+
+
+def test_lambda_is_drawn_only_where_the_postal_model_applies():
+    """The profile says when Bruck's λ fits are below 1 (the postal model does
+    not describe the network): the report draws λ(m) only otherwise."""
+    from hetcoll import profile as prof
+    from hetcoll import report
+
+    assert report.postal_applies(prof.load(str(PROFILE)))
+    netns = prof.load(str(ROOT / "bench" / "results" / "netns" / "profile.json"))
+    assert netns["lambda"] and not report.postal_applies(netns)
+    assert any("postal model does not describe" in line for line in prof.lambda_lines(netns))
