@@ -1153,7 +1153,7 @@ def _ranks_list(text: str):
 def _add_collective_args(p, default_op=None):
     if default_op is None:
         p.add_argument("op", nargs="?", help="collective: " + ", ".join(_core.collective_ops()))
-    p.add_argument("--ranks", "-n", type=_ranks_list, required=True,
+    p.add_argument("--ranks", "-n", "--np", dest="ranks", type=_ranks_list, required=True,
                    help="group size (with --table: a list, e.g. 4,16,64)")
     p.add_argument("--model", "-m", "--profile", dest="model", required=True,
                    help="the machine: a profile written by 'hetcoll probe', or a model spec, e.g. postal:lambda=1.8 "
@@ -1176,7 +1176,7 @@ def _workflow_commands(sub) -> None:
                         description="Runs hetcoll-probe under mpirun: pairwise latency and bandwidth (ECO), per-host "
                         "send/receive overheads (Banikazemi), reduction rates, Bruck's lambda; subnets and ring. "
                         "Arguments after -- go to mpirun (e.g. -- --hostfile hosts).")
-    pr.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), help="ranks (put one per host, or more; inside a "
+    pr.add_argument("--np", "-n", "--ranks", dest="np", type=_int_in(1, 1 << 20, "--np"), help="ranks (put one per host, or more; inside a "
                     "Slurm allocation: its tasks)")
     _add_launcher(pr)
     pr.add_argument("--json", action="store_true", help="a summary of what was written, as JSON")
@@ -1220,7 +1220,7 @@ def _workflow_commands(sub) -> None:
                         "(one decision set per layout; a run replaces the collectives and sizes it measures and keeps "
                         "the others). Arguments after -- go to mpirun.")
     tu.add_argument("profile", help="a profile written by 'hetcoll probe' (updated in place)")
-    tu.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), help="ranks (inside a Slurm allocation: its tasks)")
+    tu.add_argument("--np", "-n", "--ranks", dest="np", type=_int_in(1, 1 << 20, "--np"), help="ranks (inside a Slurm allocation: its tasks)")
     _add_launcher(tu)
     tu.add_argument("--json", action="store_true", help="a summary of what was written, as JSON")
     tu.add_argument("--ops", help="collectives, comma-separated (default: "
@@ -1242,7 +1242,7 @@ def _workflow_commands(sub) -> None:
                         "three barrier times) also from a synchronized start, every rank beginning each call at the "
                         "same instant of rank 0's clock — the makespan hetcoll predicts. With hetcoll's prediction "
                         "for the schedule that ran. Arguments after '--' go to mpirun.")
-    be.add_argument("--np", type=_int_in(1, 1 << 20, "--np"), help="ranks (default: the Slurm allocation's tasks, "
+    be.add_argument("--np", "-n", "--ranks", dest="np", type=_int_in(1, 1 << 20, "--np"), help="ranks (default: the Slurm allocation's tasks, "
                     "or 4)")
     _add_launcher(be)
     be.add_argument("--json", action="store_true", help="a summary of what was written, as JSON")
@@ -1351,7 +1351,7 @@ def _planning_commands(sub) -> None:
     s = sub.add_parser("simulate", help="per-rank completion times and the timeline of a schedule")
     s.add_argument("op", nargs="?", help="collective (omit with --schedule)")
     s.add_argument("--schedule", metavar="FILE", help="simulate a saved schedule (text or JSON) instead")
-    s.add_argument("--ranks", "-n", type=_int_in(1, MAX_RANKS, "--ranks"))
+    s.add_argument("--ranks", "-n", "--np", dest="ranks", type=_int_in(1, MAX_RANKS, "--ranks"))
     s.add_argument("--model", "-m", "--profile", dest="model", required=True,
                    help="the machine: a profile or a model spec")
     s.add_argument("--root", type=_int_in(0, MAX_RANKS - 1, "--root"), default=0)
@@ -1372,7 +1372,7 @@ def _planning_commands(sub) -> None:
     co = sub.add_parser("crossovers", help="the message sizes at which the planner's choice changes")
     co.add_argument("--model", "-m", "--profile", dest="model", required=True,
                     help="the machine: a profile or a model spec")
-    co.add_argument("--ranks", "-n", type=_int_in(1, MAX_RANKS, "--ranks"), required=True)
+    co.add_argument("--ranks", "-n", "--np", dest="ranks", type=_int_in(1, MAX_RANKS, "--ranks"), required=True)
     co.add_argument("--op", action="append", help="collective (repeatable; default: all)")
     co.add_argument("--max", type=parse_size, default=64 << 20, help="largest size (default 64M)")
     co.add_argument("--json", action="store_true")
@@ -1393,7 +1393,8 @@ def _planning_commands(sub) -> None:
     pd.add_argument("op", choices=["bcast", "scatter", "gather"])
     pd.add_argument("--model", "-m", "--profile", dest="model",
                     help="the machine: a profile written by 'hetcoll probe', or any model spec (hetero:nodes=FFSS …)")
-    pd.add_argument("--ranks", "-n", type=_int_in(1, 4096, "--ranks"), help="ranks (default: the profile's hosts)")
+    pd.add_argument("--ranks", "-n", "--np", dest="ranks", type=_int_in(1, 4096, "--ranks"),
+                    help="ranks (default: the profile's hosts)")
     pd.add_argument("--root", type=_int_in(0, MAX_RANKS - 1, "--root"), default=0)
     pd.add_argument("--bytes", "-b", type=_size_list, default=[8, 1024, 65536, 1048576],
                     help="message (scatter, gather: block) sizes, comma-separated (default 8,1k,64k,1M)")
@@ -1405,7 +1406,7 @@ def _planning_commands(sub) -> None:
     wi.add_argument("op", help="any collective")
     wi.add_argument("--profile", "--model", "-m", dest="profile",
                     help="the machine: fast and slow nodes from this profile (default: Banikazemi's Table 1)")
-    wi.add_argument("--ranks", "-n", type=_int_in(2, 1024, "--ranks"), default=8)
+    wi.add_argument("--ranks", "-n", "--np", dest="ranks", type=_int_in(2, 1024, "--ranks"), default=8)
     wi.add_argument("--fast", type=_int_list, help="numbers of fast nodes, e.g. 1,2,4,8 (default 1..ranks)")
     wi.add_argument("--bytes", "-b", type=parse_size, default=4096, help="message (block) size, default 4k")
     wi.add_argument("--algorithm", "-a", help="this algorithm instead of the planner's best")

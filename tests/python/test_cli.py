@@ -637,3 +637,12 @@ def test_one_way_to_name_the_machine_and_errors_name_what_was_typed(run_cli, tmp
     assert a == b
     code, out, err = run_cli("whatif", "bcast", "-n", "4", "-a", "binomial_tree", "--json")
     assert code == 0 and {r["algorithm"] for r in json.loads(out)["rows"]} == {"binomial_tree"}, err
+
+
+def test_ranks_and_np_are_one_option(run_cli):
+    """--ranks, --np and -n name the ranks in every command (modelled or launched)."""
+    outs = {run_cli("plan", "bcast", flag, "4", "-m", "postal:lambda=2", "--json")[1] for flag in ("--ranks", "--np", "-n")}
+    assert len(outs) == 1
+    for flag in ("--np", "--ranks", "-n"):
+        code, out, err = run_cli("probe", flag, "3", "-o", "x.json", "--dry-run")
+        assert code == 0 and " -n 3 " in out, err
