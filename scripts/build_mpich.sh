@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds hetcoll's MPI layer and the MPI tests against MPICH (Debian's
 # libmpich-dev, next to the default Open MPI) in build/mpich. Run the tests
-# with: ctest --test-dir build/mpich
+# with: ctest --test-dir build/mpich. (The libraries for the other MPI come from
+# the main build: HETCOLL_SECOND_MPI=OFF here.)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if ! command -v mpicc.mpich >/dev/null || ! command -v mpiexec.mpich >/dev/null; then
@@ -15,6 +16,6 @@ if ! command -v mpicc.mpich >/dev/null || ! command -v mpiexec.mpich >/dev/null;
   fi
 fi
 cmake -S . -B build/mpich -G Ninja -DCMAKE_BUILD_TYPE=Release -DHETCOLL_TESTS=ON -DHETCOLL_CORE_TESTS=OFF \
-  -DHETCOLL_BENCH=OFF -DHETCOLL_PYTHON=OFF -DMPI_C_COMPILER="$(command -v mpicc.mpich)" \
+  -DHETCOLL_BENCH=OFF -DHETCOLL_PYTHON=OFF -DHETCOLL_SECOND_MPI=OFF -DMPI_C_COMPILER="$(command -v mpicc.mpich)" \
   -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)" >/dev/null
 cmake --build build/mpich
