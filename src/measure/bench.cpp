@@ -596,8 +596,8 @@ std::vector<OverlapRow> run_overlap(const Options& opt) {
         for (const OverlapRow& r : vr) {
           const double c = fig2::summarize(r.call).median, o = fig2::summarize(r.overlapped).median,
                        k = fig2::summarize(r.compute).median;
-          what += " " + r.variant + " " + num(o * 1e6) + " us overlapped (" +
-                  num(100 * std::clamp(1 - (o - k) / std::max(c, 1e-12), 0.0, 1.0)) + " %)";
+          what += " " + r.variant + " " + format_time(o) + " overlapped (" +
+                  std::to_string(std::lround(100 * std::clamp(1 - (o - k) / std::max(c, 1e-12), 0.0, 1.0))) + " %)";
         }
         progress_line(step, steps, what);
       }

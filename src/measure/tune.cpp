@@ -40,6 +40,7 @@
 #include "measure/fig2_timing.hpp"
 #include "measure/sync_timing.hpp"
 #include "measure/program_args.hpp"
+#include "model/units.hpp"
 #include "model/profile.hpp"
 #include "model/profile_model.hpp"
 #include "plan/planner.hpp"
@@ -383,10 +384,11 @@ int main(int argc, char** argv) {
         entries.push_back(e);
         ++step;
         if (opt.progress)
-          std::fprintf(stderr, "hetcoll-tune: [%3zu/%zu] %-20s %8llu B: %s (native %.2f us, %s %.2f us)\n", step, steps,
+          std::fprintf(stderr, "hetcoll-tune: [%3zu/%zu] %-20s %8llu B: %s (native %s, %s %s)\n", step, steps,
                        op.c_str(), static_cast<unsigned long long>(bytes), e.winner.c_str(),
-                       e.times[0].time.median * 1e6, e.times.size() > 1 ? e.times[1].algorithm.c_str() : "-",
-                       e.times.size() > 1 ? e.times[1].time.median * 1e6 : 0.0);
+                       format_time(e.times[0].time.median).c_str(),
+                       e.times.size() > 1 ? e.times[1].algorithm.c_str() : "-",
+                       e.times.size() > 1 ? format_time(e.times[1].time.median).c_str() : "-");
       }
     }
     if (g_rank == 0)
