@@ -625,35 +625,12 @@ def cmd_crossovers(args) -> int:
     return 0
 
 
-def installed_mpis() -> dict:
-    """The MPIs the installed libraries are built for, as the build wrote
-    them (lib/hetcoll/mpis.json): {"default": "openmpi", "mpis": {"openmpi":
-    "", "mpich": "mpich"}} — each MPI's directory under lib/."""
-    import json
-    from pathlib import Path
-
-    f = Path(__file__).resolve().parent / "lib" / "hetcoll" / "mpis.json"
-    try:
-        return json.loads(f.read_text())
-    except (OSError, ValueError):
-        return {"default": None, "mpis": {}}
-
-
 def launcher_mpi() -> str | None:
     """The MPI whose mpirun (or mpiexec) is first on PATH: openmpi, mpich, or None."""
-    launcher = shutil.which("mpirun") or shutil.which("mpiexec")
-    if not launcher:
-        return None
-    try:
-        out = subprocess.run([launcher, "--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = out.stdout + out.stderr
-    if "Open MPI" in text or "OpenRTE" in text:
-        return "openmpi"
-    if "HYDRA" in text or "MPICH" in text:
-        return "mpich"
-    return None
+    from . import profile as prof
+
+    flavor = prof.launcher_flavor(shutil.which("mpirun") or shutil.which("mpiexec"))
+    return None if flavor == "unknown" else flavor
 
 
 MPI_NAMES = ("openmpi", "mpich")
@@ -666,7 +643,9 @@ def library_paths(mpi: str | None = None) -> dict:
     from pathlib import Path
 
     base = Path(__file__).resolve().parent
-    built = installed_mpis()
+    from . import profile as prof
+
+    built = prof.installed_mpis()
     mpis = built.get("mpis", {})
     if mpi is None:
         on_path = launcher_mpi()

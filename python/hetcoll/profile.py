@@ -71,7 +71,10 @@ def default_np(fallback: int | None) -> int | None:
     return fallback
 
 
-def _flavor(launcher: str) -> str:
+def launcher_flavor(launcher: str | None) -> str:
+    """The MPI of a launcher (mpirun, mpiexec): openmpi, mpich or unknown."""
+    if not launcher:
+        return "unknown"
     try:
         out = subprocess.run([launcher, "--version"], capture_output=True, text=True, timeout=30)
         version = out.stdout + out.stderr
@@ -82,15 +85,20 @@ def _flavor(launcher: str) -> str:
     return "mpich" if ("HYDRA" in version or "MPICH" in version) else "unknown"
 
 
-def programs_mpi() -> str:
-    """The MPI the measuring programs were built against (openmpi or mpich)."""
-    import json
-
+def installed_mpis() -> dict:
+    """The MPIs the installed libraries are built for, as the build wrote
+    them (lib/hetcoll/mpis.json): {"default": "openmpi", "mpis": {"openmpi":
+    "", "mpich": "mpich"}} — each MPI's directory under lib/."""
     f = Path(__file__).resolve().parent / "lib" / "hetcoll" / "mpis.json"
     try:
-        return json.loads(f.read_text()).get("default") or "openmpi"
+        return json.loads(f.read_text())
     except (OSError, ValueError):
-        return "openmpi"
+        return {"default": None, "mpis": {}}
+
+
+def programs_mpi() -> str:
+    """The MPI the measuring programs were built against (the first built)."""
+    return installed_mpis().get("default") or "openmpi"
 
 
 def mpirun_command(np: int, program: list[str], extra: list[str], launcher: str = "auto") -> tuple[list[str], dict]:
@@ -122,7 +130,7 @@ def mpirun_command(np: int, program: list[str], extra: list[str], launcher: str 
     if not exe:
         raise ValueError(f"no {launcher} on PATH (apt-get install openmpi-bin)")
     flags: list[str] = []
-    if _flavor(exe) == "openmpi":
+    if launcher_flavor(exe) == "openmpi":
         flags = ["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
     return [exe, "-n", str(np), *flags, *extra, *program], env
 
