@@ -40,11 +40,13 @@ const std::vector<Setting>& settings() {
        "up to `--table-max`, element sizes 1, 4, 8). Used only with the model and the hetcoll version that built "
        "it and without `HETCOLL_ALGO` — then its entries are exactly the planner's decisions; otherwise (or "
        "unreadable, malformed) world rank 0 says why once and the planner decides as usual."},
-      {"HETCOLL_DEBUG", "", "'explain': one line on stderr per new decision and per fallback to the native MPI", false,
-       SettingKind::choice, {"", "0", "1", "explain"}, "explain, 1 or 0",
-       "On rank 0 of each communicator, e.g. `hetcoll: allreduce p=4 size=80000B: rabenseifner_allreduce, "
-       "predicted 30 us; runner-up hybrid_allreduce[mesh=2x2:SSCC] 30 us (+0%)`; one line per override not "
-       "followed and why, and one per reason to fall back to the native collective."},
+      {"HETCOLL_DEBUG", "",
+       "'explain': one line on stderr per new decision (and form it is called in) and per fallback to the native MPI",
+       false, SettingKind::choice, {"", "0", "1", "explain"}, "explain, 1 or 0",
+       "On rank 0 of each communicator, naming the call as the program made it (`MPI_Allreduce`, "
+       "`MPI_Iallreduce`, `MPI_Allreduce_init`), e.g. `hetcoll: MPI_Allreduce p=4 size=80000B: "
+       "rabenseifner_allreduce, predicted 30 us; runner-up hybrid_allreduce[mesh=2x2:SSCC] 30 us (+0%)`; one "
+       "line per override not followed and why, and one per reason to fall back to the native collective."},
       {"HETCOLL_DISABLE", "0", "'1': every collective goes to the native MPI", true, SettingKind::flag, {}, "1 or 0",
        "Also 'true'/'false', 'yes'/'no', 'on'/'off'."},
       {"HETCOLL_PROGRESS_THREAD", "0",

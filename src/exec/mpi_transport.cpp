@@ -53,24 +53,31 @@ MpiTransport::CommInfo MpiTransport::query(MPI_Comm comm) {
   void* ub_attr = nullptr;
   int flag = 0;
   check_mpi(PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub_attr, &flag), "MPI_Comm_get_attr(MPI_TAG_UB)");
-  // Tags 0 .. ub: 23 bits of sequence number (no pair exchanges 8M messages
-  // in one collective: the planner builds at most 4M ops), the rest epoch.
+  // Tags 0 .. ub: up to 23 bits of sequence number (no pair exchanges 8M
+  // messages in one collective: the planner builds at most 4M ops; more
+  // wrap around, in order), the rest regions — at least 64 where the upper
+  // bound allows (MPICH 4.0's is 2^28 − 1: 22 bits of sequence then; MPI
+  // promises only 32767: 2^3 regions and 12 bits), half for the ordered
+  // collectives, half (at most 64) for persistent ones.
   int ub = flag && ub_attr ? *static_cast<int*>(ub_attr) : 32767;
   int bits = 0;
   while (bits < 30 && (int64_t(1) << (bits + 1)) - 1 <= int64_t(ub)) ++bits;
-  const int seq_bits = std::min(bits, 23);
-  info.tag_limit = 1 << seq_bits;
-  info.epochs = 1 << (bits - seq_bits);
+  const int region_bits = std::max(bits - 23, std::min(6, bits - 12));
+  info.tag_limit = 1 << (bits - region_bits);
+  const int regions = 1 << region_bits;
+  info.epochs = std::max(1, regions / 2);
+  info.persistent_slots = std::min(regions - info.epochs, 64);
   return info;
 }
 
 MpiTransport::MpiTransport(MPI_Comm comm, const CommInfo& info)
-    : comm_(comm), rank_(info.rank), size_(info.size), tag_limit_(info.tag_limit), epochs_(info.epochs) {}
+    : comm_(comm), rank_(info.rank), size_(info.size), tag_limit_(info.tag_limit),
+      regions_(info.epochs + info.persistent_slots) {}
 
 MpiTransport::~MpiTransport() { reset(); }
 
-void MpiTransport::reset(WaitLog* log, const int* world_ranks, uint64_t epoch) {
-  tag_base_ = int(epoch % uint64_t(epochs_)) * tag_limit_;
+void MpiTransport::reset(WaitLog* log, const int* world_ranks, int region) {
+  tag_base_ = (region >= 0 && region < regions_ ? region : 0) * tag_limit_;
   deferred_ = MPI_SUCCESS;
   log_ = log;
   world_ = world_ranks;

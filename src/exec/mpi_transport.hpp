@@ -44,14 +44,23 @@ class WorldErrorsReturned {
 class MpiTransport : public Transport {
  public:
   // rank, size and tags of `comm` (one query per communicator). A tag is
-  // an epoch (which collective on the communicator, modulo `epochs`) above
-  // the message's sequence number between its two ranks (modulo
-  // `tag_limit`): messages a failed collective left behind cannot match
-  // the next `epochs - 1` collectives.
+  // a region above the message's sequence number between its two ranks
+  // (modulo `tag_limit`). The regions are of two kinds:
+  //   - `epochs` regions for the collectives ordered by their calls
+  //     (blocking, non-blocking): the epoch (which one on the
+  //     communicator) modulo `epochs` — messages a failed collective left
+  //     behind cannot match the next `epochs - 1`;
+  //   - `persistent_slots` regions, each held by one persistent collective
+  //     from its initialization to MPI_Request_free: its starts may come in
+  //     any order on the ranks (MPI 4.0, 6.13), and its messages still meet
+  //     only its own.
   struct CommInfo {
     int rank = 0, size = 0;
     int tag_limit = 32768;  // sequence numbers: the executor's tag limit
     int epochs = 1;
+    int persistent_slots = 0;
+    int region_of_epoch(uint64_t epoch) const { return int(epoch % uint64_t(epochs)); }
+    int region_of_slot(int slot) const { return epochs + slot; }
   };
   static CommInfo query(MPI_Comm comm);
 
@@ -61,8 +70,8 @@ class MpiTransport : public Transport {
   // cancelled and freed; the memory stays for reuse. `log` (may be null)
   // records what the collective waits for; world_ranks (may be null) maps
   // the communicator's ranks to MPI_COMM_WORLD's for it.
-  // The collective's `epoch` (any number; taken modulo the epochs) sets its tags.
-  void reset(WaitLog* log = nullptr, const int* world_ranks = nullptr, uint64_t epoch = 0);
+  // The collective's tag `region` (CommInfo::region_of_*) sets its tags.
+  void reset(WaitLog* log = nullptr, const int* world_ranks = nullptr, int region = 0);
   // A message longer than its receive (ranks passed different counts: the
   // user's error) does not stop the collective — the bytes that fit are
   // there and go on, as with the native library, so that the other ranks
@@ -75,7 +84,7 @@ class MpiTransport : public Transport {
   // Made for this communicator as `info` describes it (a transport kept for reuse).
   bool serves(MPI_Comm comm, const CommInfo& info) const {
     return comm == comm_ && info.rank == rank_ && info.size == size_ && info.tag_limit == tag_limit_ &&
-           info.epochs == epochs_;
+           info.epochs + info.persistent_slots == regions_;
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -108,7 +117,7 @@ class MpiTransport : public Transport {
   Request post(size_t bytes, Post&& chunk);
 
   MPI_Comm comm_;
-  int rank_ = 0, size_ = 0, tag_limit_ = 32768, epochs_ = 1;
+  int rank_ = 0, size_ = 0, tag_limit_ = 32768, regions_ = 1;
   int tag_base_ = 0;
   int deferred_ = MPI_SUCCESS;
   bool synchronous_ = true;

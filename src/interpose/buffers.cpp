@@ -32,11 +32,6 @@ TypeLayout layout(MPI_Datatype t) {
 
 // ---------------------------------------------------------------- arguments
 
-TypeLayout type_arg(MPI_Datatype t, const char* what) {
-  if (t == MPI_DATATYPE_NULL) throw UserError(MPI_ERR_TYPE, cat(what, " is MPI_DATATYPE_NULL"));
-  return layout(t);
-}
-
 uint64_t count_arg(int c, const char* what) {
   if (c < 0) throw UserError(MPI_ERR_COUNT, cat(what, " is negative (", c, ")"));
   return uint64_t(c);
@@ -160,9 +155,12 @@ namespace {
 // buffers it runs on (prepare()): a method per kind of collective.
 class Preparing {
  public:
-  Preparing(const Call& c, const Reduction& red, CommState& st, CallMemory& mem)
-      : c(c), red(red), st(st), mem(mem), p(st.info.size), rank(st.info.rank), P(uint64_t(st.info.size)),
-        is_root(has_root(c.coll) && st.info.rank == c.root) {}
+  // `held`: the objects are held, and `held_call` (the object c refers to,
+  // a request's own copy) is rewritten to name them.
+  Preparing(const Call& c, const Reduction& red, CommState& st, CallMemory& mem, HeldObjects* held = nullptr,
+            Call* held_call = nullptr)
+      : c(c), red(red), st(st), mem(mem), held(held), held_call(held_call), p(st.info.size), rank(st.info.rank),
+        P(uint64_t(st.info.size)), is_root(has_root(c.coll) && st.info.rank == c.root) {}
   Prepared take() { return std::move(pr); }
 
   void barrier();  // barrier
@@ -178,6 +176,10 @@ class Preparing {
   void fixed(uint64_t count, uint32_t elem);
   void reduction(uint64_t count);
   void densify(const void* in, uint64_t in_elems, void* out, uint64_t out_elems);
+  // A datatype or array argument, checked; held first where the call
+  // outlives its MPI call (c then names the held one).
+  TypeLayout type(MPI_Datatype Call::*field, const char* what);
+  const int* array(const int* Call::*field, const char* what);
 
   // Lambdas left in pr.after run after this object is gone: they capture
   // what they use by name, never `this`.
@@ -185,11 +187,25 @@ class Preparing {
   const Reduction& red;
   CommState& st;
   CallMemory& mem;
+  HeldObjects* held;
+  Call* held_call;
   Prepared pr;
   const int p, rank;
   const uint64_t P;
   const bool is_root;
 };
+
+TypeLayout Preparing::type(MPI_Datatype Call::*field, const char* what) {
+  if (c.*field == MPI_DATATYPE_NULL) throw UserError(MPI_ERR_TYPE, cat(what, " is MPI_DATATYPE_NULL"));
+  if (held) held_call->*field = held->type(c.*field);  // c reads it from now on
+  return layout(c.*field);
+}
+
+const int* Preparing::array(const int* Call::*field, const char* what) {
+  const int* a = array_arg(c.*field, what);
+  if (held) held_call->*field = a = held->array(a, size_t(p));
+  return a;
+}
 
 // A collective with one count (the hot path: no allocation).
 void Preparing::fixed(uint64_t count, uint32_t elem) {
@@ -231,7 +247,7 @@ void Preparing::barrier() {
 void Preparing::bcast() {
   no_in_place(c.buffer, "the buffer of a bcast");
   const uint64_t n = count_arg(c.count, "count");
-  const TypeLayout l = type_arg(c.datatype, "datatype");
+  const TypeLayout l = type(&Call::datatype, "datatype");
   const uint64_t bytes = bytes_of(n, l, "count x datatype");
   fixed(bytes, 1);
   if (l.contiguous || bytes == 0) {
@@ -279,7 +295,7 @@ void Preparing::reduce_scatter_block() {
 
 void Preparing::reduce_scatter() {
   no_in_place(c.recvbuf, "recvbuf");
-  const int* rc = array_arg(c.recvcounts, "recvcounts");
+  const int* rc = array(&Call::recvcounts, "recvcounts");
   std::vector<uint64_t> counts(P);
   uint64_t total = 0;
   for (int i = 0; i < p; ++i) {
@@ -318,12 +334,12 @@ void Preparing::blocks() {
   const bool read_send = send_significant && !(!scatter && ip);
   if (read_recv) {
     rc = count_arg(c.recvcount, "recvcount");
-    rl = type_arg(c.recvtype, "recvtype");
+    rl = type(&Call::recvtype, "recvtype");
     B = bytes_of(rc, rl, "recvcount x recvtype");
   }
   if (read_send) {
     sc = count_arg(c.sendcount, "sendcount");
-    sl = type_arg(c.sendtype, "sendtype");
+    sl = type(&Call::sendtype, "sendtype");
     const uint64_t sb = bytes_of(sc, sl, "sendcount x sendtype");
     if (read_recv) same_size(sb, B, mpi_name(c.coll));
     B = sb;
@@ -373,10 +389,11 @@ void Preparing::v_blocks() {
   VBlocks v;
   std::vector<uint64_t> bytes(P, 0);
   if (knows) {
-    counts = array_arg(scatterv ? c.sendcounts : c.recvcounts, scatterv ? "sendcounts" : "recvcounts");
-    displs = array_arg(c.displs, "displs");
-    vtype = scatterv ? c.sendtype : c.recvtype;
-    vl = type_arg(vtype, scatterv ? "sendtype" : "recvtype");
+    counts = array(scatterv ? &Call::sendcounts : &Call::recvcounts, scatterv ? "sendcounts" : "recvcounts");
+    displs = array(&Call::displs, "displs");
+    MPI_Datatype Call::*vfield = scatterv ? &Call::sendtype : &Call::recvtype;
+    vl = type(vfield, scatterv ? "sendtype" : "recvtype");
+    vtype = c.*vfield;
     v = v_layout(counts, displs, vl, p, scatterv ? "a sendcount" : "a recvcount");
     bytes = v.bytes;
   }
@@ -386,7 +403,7 @@ void Preparing::v_blocks() {
   TypeLayout own_l;
   if (!ip) {
     own_count = count_arg(scatterv ? c.recvcount : c.sendcount, scatterv ? "recvcount" : "sendcount");
-    own_l = type_arg(scatterv ? c.recvtype : c.sendtype, scatterv ? "recvtype" : "sendtype");
+    own_l = type(scatterv ? &Call::recvtype : &Call::sendtype, scatterv ? "recvtype" : "sendtype");
     const uint64_t own = bytes_of(own_count, own_l, scatterv ? "recvcount x recvtype" : "sendcount x sendtype");
     if (knows) same_size(own, bytes[size_t(rank)], mpi_name(c.coll));
     bytes[size_t(rank)] = own;
@@ -447,18 +464,18 @@ void Preparing::alltoallv() {
   // Rank r knows its own row: what it sends to and receives from each.
   const bool ip = c.sendbuf == MPI_IN_PLACE;
   no_in_place(c.recvbuf, "recvbuf");
-  const int* rcounts = array_arg(c.recvcounts, "recvcounts");
-  const int* rdispls = array_arg(c.rdispls, "rdispls");
-  const TypeLayout rl = type_arg(c.recvtype, "recvtype");
+  const int* rcounts = array(&Call::recvcounts, "recvcounts");
+  const int* rdispls = array(&Call::rdispls, "rdispls");
+  const TypeLayout rl = type(&Call::recvtype, "recvtype");
   VBlocks rv = v_layout(rcounts, rdispls, rl, p, "a recvcount");
   const int* scounts = rcounts;
   const int* sdispls = rdispls;
   TypeLayout sl = rl;
   VBlocks sv;
   if (!ip) {
-    scounts = array_arg(c.sendcounts, "sendcounts");
-    sdispls = array_arg(c.sdispls, "sdispls");
-    sl = type_arg(c.sendtype, "sendtype");
+    scounts = array(&Call::sendcounts, "sendcounts");
+    sdispls = array(&Call::sdispls, "sdispls");
+    sl = type(&Call::sendtype, "sendtype");
     sv = v_layout(scounts, sdispls, sl, p, "a sendcount");
   }
   const VBlocks& s = ip ? rv : sv;
@@ -501,9 +518,9 @@ void Preparing::alltoallv() {
 
 }  // namespace
 
-Prepared prepare(const Call& c, const Reduction& red, CommState& st, CallMemory& mem) {
-  Preparing x(c, red, st, mem);
-  switch (c.coll) {
+namespace {
+inline Prepared prepare_call(Preparing& x, CollOp coll) {
+  switch (coll) {
     case CollOp::barrier:
       x.barrier();
       break;
@@ -538,6 +555,34 @@ Prepared prepare(const Call& c, const Reduction& red, CommState& st, CallMemory&
       break;
   }
   return x.take();
+}
+}  // namespace
+
+Prepared prepare(const Call& c, const Reduction& red, CommState& st, CallMemory& mem) {
+  Preparing x(c, red, st, mem);
+  return prepare_call(x, c.coll);
+}
+
+Prepared prepare_held(Call& c, const Reduction& red, CommState& st, CallMemory& mem, HeldObjects& held) {
+  Preparing x(c, red, st, mem, &held, &c);
+  return prepare_call(x, c.coll);
+}
+
+MPI_Datatype HeldObjects::type(MPI_Datatype t) {
+  const MPI_Datatype h = hold_type(t);
+  if (h != t) types_.push_back(h);
+  return h;
+}
+
+const int* HeldObjects::array(const int* a, size_t n) {
+  arrays_.emplace_back(a, a + n);
+  return arrays_.back().data();
+}
+
+void HeldObjects::release() {
+  for (MPI_Datatype t : types_) release_type(t);
+  types_.clear();
+  arrays_.clear();
 }
 
 }  // namespace hetcoll::mpi

@@ -35,6 +35,27 @@ struct Reduction {
 };
 Reduction reduction_of(const Call& c);
 
+// The application's objects a collective reads after its MPI call has
+// returned — derived datatypes (held duplicates: hold_type) and the count
+// and displacement arrays (copies) — kept until the collective completes
+// (non-blocking) or its request is freed (persistent): MPI lets the
+// application free its datatype handles meanwhile, and hetcoll does not
+// depend on the arrays staying where they were.
+class HeldObjects {
+ public:
+  HeldObjects() = default;
+  HeldObjects(const HeldObjects&) = delete;
+  HeldObjects& operator=(const HeldObjects&) = delete;
+  ~HeldObjects() { release(); }
+  MPI_Datatype type(MPI_Datatype t);           // the held duplicate (a predefined type itself)
+  const int* array(const int* a, size_t n);    // a copy that lives as long as this
+  void release();
+
+ private:
+  std::vector<MPI_Datatype> types_;
+  std::vector<std::vector<int>> arrays_;
+};
+
 struct Prepared {
   Collective coll;
   ReduceFn kernel = nullptr;
@@ -46,6 +67,11 @@ struct Prepared {
 // Throws UserError (bad arguments, before anything is done) or MpiError.
 // Datatypes are packed into `mem` (the call's working memory).
 Prepared prepare(const Call& c, const Reduction& red, CommState& st, CallMemory& mem);
+// The same for a call that outlives its MPI call (a non-blocking one, a
+// persistent one's initialization): every derived datatype and array it
+// reads is held in `held`, and `c` is rewritten to name the held ones (a
+// persistent collective's starts prepare that call again).
+Prepared prepare_held(Call& c, const Reduction& red, CommState& st, CallMemory& mem, HeldObjects& held);
 
 // Called at the start of each call: layouts are remembered for its length.
 void forget_layouts();

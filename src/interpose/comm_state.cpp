@@ -23,7 +23,13 @@ std::mutex& holds_lock() {
 // now name another communicator.
 std::atomic<uint64_t> g_states_freed{0};
 
-int delete_state(MPI_Comm, int, void* value, void*) {
+void free_state(CommState* st) {
+  if (st->dup != MPI_COMM_NULL) PMPI_Comm_free(&st->dup);
+  if (st->orphan_handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&st->orphan_handler);
+  delete st;
+}
+
+int delete_state(MPI_Comm comm, int, void* value, void*) {
   auto* st = static_cast<CommState*>(value);
   std::lock_guard<std::mutex> lock(watch_lock());  // the watchdog may be reading st->name
   g_states_freed.fetch_add(1, std::memory_order_acq_rel);
@@ -31,12 +37,14 @@ int delete_state(MPI_Comm, int, void* value, void*) {
   std::lock_guard<std::mutex> hold(holds_lock());
   if (st->holds > 0) {
     // Collectives in flight on it still post messages on the duplicate:
-    // the last request that uses it frees both (release_state).
+    // the last request that uses it frees both (release_state). Their
+    // errors go to the handler the communicator has now.
     st->orphaned = true;
+    if (PMPI_Comm_get_errhandler(comm, &st->orphan_handler) != MPI_SUCCESS)
+      st->orphan_handler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
   }
-  if (st->dup != MPI_COMM_NULL) PMPI_Comm_free(&st->dup);
-  delete st;
+  free_state(st);
   return MPI_SUCCESS;
 }
 
@@ -290,9 +298,60 @@ void release_state(CommState& st) {
     std::lock_guard<std::mutex> lock(holds_lock());
     gone = --st.holds == 0 && st.orphaned;
   }
-  if (!gone) return;
-  if (st.dup != MPI_COMM_NULL) PMPI_Comm_free(&st.dup);
-  delete &st;
+  if (gone) free_state(&st);
+}
+
+int reserve_persistent_slot(CommState& st) {
+  const int slots = std::min(st.info.persistent_slots, 64);
+  if (slots <= 0) return -1;
+  if (st.agreed_free_slots == 0) {
+    // Which slots are free on every rank now: the OR of the ranks' slots in
+    // use. Until this pool is spent, initializations take from it without
+    // a word (all ranks take the same: they initialize in the same order).
+    const uint64_t mine = st.persistent_slots.load(std::memory_order_acquire);
+    unsigned long long used = mine, everywhere = 0;
+    collective_step([&](MPI_Request* r) {
+          return PMPI_Iallreduce(&used, &everywhere, 1, MPI_UNSIGNED_LONG_LONG, MPI_BOR, st.dup, r);
+        },
+        [&] { return PMPI_Allreduce(&used, &everywhere, 1, MPI_UNSIGNED_LONG_LONG, MPI_BOR, st.dup); },
+        "MPI_Allreduce (agreeing on persistent collectives' tags)");
+    const uint64_t all = slots == 64 ? ~uint64_t(0) : (uint64_t(1) << slots) - 1;
+    st.agreed_free_slots = ~uint64_t(everywhere) & all;
+    if (st.agreed_free_slots == 0) return -1;
+  }
+  const int slot = __builtin_ctzll(st.agreed_free_slots);
+  st.agreed_free_slots &= st.agreed_free_slots - 1;
+  st.persistent_slots.fetch_or(uint64_t(1) << slot, std::memory_order_acq_rel);
+  return slot;
+}
+
+MPI_Comm duplicate_for_request(CommState& st) {
+  MPI_Comm c = MPI_COMM_NULL;  // errors returned: st.dup's handler is inherited
+  const int rc = collective_step([&](MPI_Request* r) { return PMPI_Comm_idup(st.dup, &c, r); },
+                                 [&] { return PMPI_Comm_dup(st.dup, &c); }, nullptr);
+  return rc == MPI_SUCCESS ? c : MPI_COMM_NULL;
+}
+
+void release_persistent_slot(CommState& st, int slot) {
+  if (slot >= 0 && slot < 64) st.persistent_slots.fetch_and(~(uint64_t(1) << slot), std::memory_order_acq_rel);
+}
+
+int raise_error(CommState* st, MPI_Comm comm, int code) {
+  if (code == MPI_SUCCESS) return code;
+  bool orphaned = false;
+  if (st) {
+    std::lock_guard<std::mutex> lock(holds_lock());
+    orphaned = st->orphaned;
+  }
+  if (!orphaned) return raise_on(comm, code);
+  // The application's handle is gone: its handler, called on the duplicate
+  // (the same group), which returns errors again afterwards.
+  const MPI_Errhandler eh = st->orphan_handler;
+  if (eh == MPI_ERRHANDLER_NULL || eh == MPI_ERRORS_RETURN) return code;
+  PMPI_Comm_set_errhandler(st->dup, eh);
+  PMPI_Comm_call_errhandler(st->dup, code);
+  PMPI_Comm_set_errhandler(st->dup, MPI_ERRORS_RETURN);
+  return code;
 }
 
 }  // namespace hetcoll::mpi

@@ -6,6 +6,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,6 +28,10 @@ struct Compiled {
   bool native = false;
   std::string why;
   ExecProgram prog;
+  // The planner's decision it came from, and what HETCOLL_DEBUG=explain
+  // says of it (after the call's name; "" unless asked, and off rank 0).
+  std::shared_ptr<const void> decision;
+  std::string explanation;
 };
 
 // The working memory of one collective in progress: datatypes packed
@@ -89,12 +94,40 @@ struct CommState {
   // deleted by the last of them (orphaned: the communicator is gone).
   int holds = 0;
   bool orphaned = false;
+  // The handler the communicator had when the application freed it: a
+  // collective in flight then raises its error there (raise_error).
+  MPI_Errhandler orphan_handler = MPI_ERRHANDLER_NULL;
+  // The tag regions this rank's persistent collectives hold
+  // (MpiTransport::CommInfo), a bit per slot; and the slots every rank had
+  // free when they last agreed, not yet taken (reserve_persistent_slot).
+  std::atomic<uint64_t> persistent_slots{0};
+  uint64_t agreed_free_slots = 0;
 };
 
 // A request's hold on a state, and its release (deletes an orphaned state
 // with its last hold). Under the requests' lock (requests.hpp).
 void hold_state(CommState& st);
 void release_state(CommState& st);
+
+// A tag region for a new persistent collective on st, at its
+// initialization (collective, in the same order on every rank): a slot
+// free on every rank of the communicator — from the pool the ranks last
+// agreed on, or, when that is spent, from a new agreement (one allreduce
+// of the ranks' slots in use); -1 when none is free (the collective then
+// runs on a duplicate of its own: duplicate_for_request). release_persistent_slot gives
+// it back when the request is freed (locally: a rank's free slots return
+// to the pool at the next agreement).
+int reserve_persistent_slot(CommState& st);
+void release_persistent_slot(CommState& st, int slot);
+// A private duplicate of st's own, for a persistent collective that found
+// no slot free (collective, at its initialization); MPI_COMM_NULL when the
+// library has no communicator left (on every rank alike).
+MPI_Comm duplicate_for_request(CommState& st);
+
+// Raises `code` for a collective of `st` called on the application's
+// `comm` (requests.hpp: raise_on) — or, when the application has freed
+// that communicator meanwhile, under the handler it had then.
+int raise_error(CommState* st, MPI_Comm comm, int code);
 
 // The state of `comm`, or nullptr if hetcoll has not used it yet.
 CommState* find_state(MPI_Comm comm);

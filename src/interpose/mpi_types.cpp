@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -254,10 +255,21 @@ int delete_layout(MPI_Datatype, int, void* value, void*) {
   return MPI_SUCCESS;
 }
 
+// MPI_Type_dup copies the layout: a duplicate has the same type map (the
+// copies a collective in flight holds, hold_type, need no second look).
+int copy_layout(MPI_Datatype, int, void*, void* value, void* copy, int* flag) {
+  *flag = 0;
+  auto* l = new (std::nothrow) TypeLayout(*static_cast<TypeLayout*>(value));
+  if (!l) return MPI_SUCCESS;  // not copied: computed again when asked
+  *static_cast<void**>(copy) = l;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
 int layout_keyval() {
   static int key = [] {
     int k = MPI_KEYVAL_INVALID;
-    if (PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_layout, &k, nullptr) != MPI_SUCCESS)
+    if (PMPI_Type_create_keyval(copy_layout, delete_layout, &k, nullptr) != MPI_SUCCESS)
       k = MPI_KEYVAL_INVALID;
     return k;
   }();
@@ -287,6 +299,32 @@ MPI_Comm private_self() {
     return c;
   }();
   return self;
+}
+
+bool predefined_type(MPI_Datatype t) {
+  NamedCache& nc = named_cache();
+  const int used = nc.used.load(std::memory_order_acquire);
+  for (int i = 0; i < used; ++i)
+    if (nc.type[i].load(std::memory_order_relaxed) == t) return true;
+  int ni, na, nd, comb;
+  check_mpi(PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb), "MPI_Type_get_envelope");
+  return comb == MPI_COMBINER_NAMED;
+}
+
+MPI_Datatype hold_type(MPI_Datatype t) {
+#ifdef HETCOLL_SMPI
+  // SimGrid 3.32's MPI_Type_dup of a vector packs garbage (docs/smpi.md):
+  // there the application's handle is used as it is.
+  return t;
+#endif
+  if (predefined_type(t)) return t;
+  MPI_Datatype copy = MPI_DATATYPE_NULL;
+  check_mpi(PMPI_Type_dup(t, &copy), "MPI_Type_dup (holding a datatype for a collective in flight)");
+  return copy;
+}
+
+void release_type(MPI_Datatype held) {
+  if (held != MPI_DATATYPE_NULL) PMPI_Type_free(&held);
 }
 
 TypeLayout layout_of(MPI_Datatype t) {

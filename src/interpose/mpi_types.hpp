@@ -34,6 +34,17 @@ struct TypeLayout {
 // types are remembered by handle.
 TypeLayout layout_of(MPI_Datatype type);
 
+// A predefined datatype (MPI_INT, MPI_2INT, ...): never freed. Throws MpiError.
+bool predefined_type(MPI_Datatype type);
+// A collective in flight holds the application's derived datatypes: MPI
+// lets the application free its handle meanwhile (MPI_Type_free only marks
+// the type), so hetcoll works on a duplicate of its own, which keeps the
+// cached layout. hold_type returns the duplicate (a predefined type
+// itself); release_type frees a duplicate hold_type made. (Not under
+// SimGrid 3.32, whose MPI_Type_dup is wrong: the handle itself there.)
+MPI_Datatype hold_type(MPI_Datatype type);
+void release_type(MPI_Datatype held);
+
 // Packing of `count` elements of `type` at `buf` into (or from) `bytes`
 // = count * size contiguous bytes, in type-map order — for any count, any
 // element size (MPI_Pack's int arguments are never overflowed: large

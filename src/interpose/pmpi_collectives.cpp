@@ -71,10 +71,11 @@ int finish_nb(const Call& c, MPI_Request* request, NativeNb&& native_nb) {
   const Status s = start(c, *p);
   if (s == Status::ok) {
     try {
-      *request = issue(std::move(p));
+      *request = issue(p);
       return MPI_SUCCESS;
     } catch (const hetcoll::MpiError& e) {  // no request could be made: the collective runs on, finished here
       engine_finish(*p);
+      recycle(p.release());
       return raise_on(c.comm, e.code());
     }
   }
@@ -82,20 +83,20 @@ int finish_nb(const Call& c, MPI_Request* request, NativeNb&& native_nb) {
   return after_failure(c, s, [&] { return native_nb(request); });
 }
 
-// A persistent collective: planned by hetcoll now, behind the native
-// library's own persistent request for the same call (requests.hpp), or
-// the native request alone.
+// A persistent collective: planned by hetcoll now, behind a request of its
+// own (requests.hpp), or the native library's persistent request.
 template <class NativeInit>
 int finish_init(const Call& c, MPI_Request* request, NativeInit&& native_init) {
   if (!request) return native_init(request);
   auto p = std::make_unique<Pending>();
   const Status s = plan_persistent(c, *p);
   if (s == Status::ok) {
-    MPI_Request native = MPI_REQUEST_NULL;
-    const int rc = native_init(&native);
-    if (rc != MPI_SUCCESS) return rc;
-    *request = issue(std::move(p), native);
-    return MPI_SUCCESS;
+    try {
+      *request = issue(p);
+      return MPI_SUCCESS;
+    } catch (const hetcoll::MpiError& e) {  // no handle: the plan goes
+      return raise_on(c.comm, e.code());
+    }
   }
   p.reset();
   return after_failure(c, s, [&] { return native_init(request); });

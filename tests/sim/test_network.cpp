@@ -4,7 +4,6 @@
 // contention prices exactly as without one; mapped models see the group.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 
 #include "algorithms/registry.hpp"
@@ -243,7 +242,7 @@ TEST(Network, MappedModelSeesTheGroup) {
   EXPECT_THROW(map_model(base, {0, 4}), InputError);
 }
 
-TEST(Network, ManyFlowsStayFast) {
+TEST(Network, ManyFlows) {
   // 4,096 ranks in 16 subnets, an allgather by recursive doubling: every
   // step 4,096 messages, the upper ones all across the uplinks.
   const int n = 4096;
@@ -252,12 +251,10 @@ TEST(Network, ManyFlowsStayFast) {
   auto m = FlowModel(n, 1e-6, 1e9, 10e-6, 1e-6, cluster(sub, 1e9, 1e8));
   Collective c = Collective::make(CollOp::allgather, n, 8);
   Schedule s = generate("recursive_doubling_allgather", c, m);
-  auto t0 = std::chrono::steady_clock::now();
   SimResult r = simulate(s, m, {false});
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_GT(r.makespan, 0);
-  EXPECT_LT(secs, 20.0);  // generous: a sanity bound, not a benchmark
-  std::printf("4096-rank recursive doubling allgather with the network: %.3f s\n", secs);
+  // 12 rounds, each at least a latency and an overhead apart (how long
+  // simulating it takes is a benchmark's to say: bench_planner).
+  EXPECT_GE(r.makespan, 12 * 1e-6);
 }
 
 TEST(Network, RendezvousWaitsForTheReceive) {
