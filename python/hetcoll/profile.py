@@ -206,39 +206,90 @@ def show_lines(p: dict) -> list[str]:
     return out
 
 
+def _rate(t: dict, link: int) -> str:
+    return "unlimited" if link < 0 else f"{t['links'][link]['bandwidth'] / 1e6:.4g} MB/s"
+
+
+def _edge(t: dict, node: dict) -> str:
+    """A node's edge to its parent: one link both ways, or one each way."""
+    up, down = node["up"], node["down"]
+    if up < 0 and down < 0:
+        return "unlimited"
+    if up == down:
+        return f"{_rate(t, up)} shared by both directions"
+    if up >= 0 and down >= 0 and t["links"][up]["bandwidth"] == t["links"][down]["bandwidth"]:
+        return f"{_rate(t, up)} each way"
+    return f"{_rate(t, up)} up, {_rate(t, down)} down"
+
+
+def _latency(t: dict, node: dict) -> str:
+    lat = {t["links"][l]["latency"] for l in (node["up"], node["down"]) if l >= 0}
+    lat.discard(0)
+    return f", {format_time(max(lat))}" if lat else ""
+
+
 def topology_lines(t: dict | None) -> list[str]:
-    """The network the runtime's model builds from the profile (model/topology.hpp)."""
+    """The network the runtime's model builds from the profile (model/topology.hpp),
+    drawn as its tree: each switch with its uplink and fabric, hosts whose
+    edges are alike on one line."""
     if not t:
         return []
-    out = ["", "network (links the simulator shares among concurrent messages, max-min fairly"
+    out = ["", "network (a tree; links the simulator shares among concurrent messages, max-min fairly"
                + (", weighted by latency" if t.get("latency_sharing", 0) > 0 else "") + "):"]
-    by_subnet: dict[int, list[int]] = {}
-    for h, s in enumerate(t["subnet_of_host"]):
-        by_subnet.setdefault(s, []).append(h)
-    for s, hosts in sorted(by_subnet.items()):
-        nic_up, nic_down = t["nic_up"][hosts[0]], t["nic_down"][hosts[0]]
-        up = t["uplink_out"][s]
-        line = f"  subnet {s}: {len(hosts)} host(s), interfaces " + (
-            "unlimited" if nic_up < 0 else f"{t['links'][nic_up]['bandwidth'] / 1e6:.4g} MB/s" +
-            (" shared by both directions" if nic_up == nic_down else " each way"))
-        if up >= 0:
-            both = t["uplink_in"][s] == up
-            line += f"; uplink {t['links'][up]['bandwidth'] / 1e6:.4g} MB/s" + (" shared by both directions" if both else " each way")
-        else:
-            line += "; no shared uplink seen"
+    nodes = t["nodes"]
+    children: dict[int, list[int]] = {}
+    for i, n in enumerate(nodes):
+        if n["parent"] >= 0:
+            children.setdefault(n["parent"], []).append(i)
+
+    # One fabric every switch has: a backplane all traffic between hosts crosses.
+    fabrics = {n["fabric"] for n in nodes if n["host"] < 0}
+    backplane = fabrics.pop() if len(fabrics) == 1 and -1 not in fabrics else -1
+
+    def draw(i: int, indent: str) -> None:
+        n = nodes[i]
+        kids = children.get(i, [])
+        hosts = [k for k in kids if nodes[k]["host"] >= 0]
+        switches = [k for k in kids if nodes[k]["host"] < 0]
+        line = indent + (n["name"] if i else "root")
+        if i:
+            line += f": uplink {_edge(t, n)}{_latency(t, n)}"
+        if n["fabric"] >= 0 and n["fabric"] != backplane:
+            line += ("; " if i else ": ") + f"fabric {_rate(t, n['fabric'])}"
         out.append(line)
-    if t.get("backplane", -1) >= 0:
-        out.append(f"  backplane: {t['links'][t['backplane']]['bandwidth'] / 1e6:.4g} MB/s shared by all traffic between hosts")
+        # Hosts with the same edge, one line each kind.
+        kinds: dict[str, list[str]] = {}
+        for k in hosts:
+            kinds.setdefault(_edge(t, nodes[k]) + _latency(t, nodes[k]), []).append(nodes[k]["name"])
+        for edge, names in kinds.items():
+            shown = ", ".join(names[:4]) + (f", … ({len(names)} hosts)" if len(names) > 4 else "")
+            out.append(f"{indent}  hosts {shown}: interfaces {edge}")
+        for k in switches:
+            draw(k, indent + "  ")
+
+    draw(0, "  ")
+    if backplane >= 0:
+        out.append(f"  backplane: {_rate(t, backplane)} shared by all traffic between hosts")
     if t.get("latency_sharing", 0) > 0:
         out.append(f"  messages share a link in proportion to latency^-{t['latency_sharing']:.2f} "
                    "(long latencies get less, as the probe found)")
-    conn, S = t.get("connection", []), len(t["uplink_out"])
-    for a in range(S if conn else 0):
-        for b in range(a, S):
-            if conn[a * S + b] > 0:
-                where = f"inside subnet {a}" if a == b else f"between subnets {a} and {b}"
-                out.append(f"  connection of two ranks {where}: {conn[a * S + b] / 1e6:.4g} MB/s, one direction at a "
-                           "time (one pair took turns sending both ways)")
+    conn = t.get("connection", [])
+    G = len(set(t["group_of_host"]))
+    # A group's name: its switch under the root (hosts hanging off the root: "the root's hosts").
+    names = ["the root's hosts"] * G
+    for h, g in enumerate(t["group_of_host"]):
+        k = t["node_of_host"][h]
+        while nodes[k]["parent"] > 0:
+            k = nodes[k]["parent"]
+        if nodes[k]["host"] < 0:
+            names[g] = nodes[k]["name"]
+    if conn and len(conn) == G * G:
+        for a in range(G):
+            for b in range(a, G):
+                if conn[a * G + b] > 0:
+                    where = f"inside {names[a]}" if a == b else f"between {names[a]} and {names[b]}"
+                    out.append(f"  connection of two ranks {where}: {conn[a * G + b] / 1e6:.4g} MB/s, one direction at "
+                               "a time (one pair took turns sending both ways)")
     return out
 
 

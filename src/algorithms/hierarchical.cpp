@@ -402,11 +402,11 @@ std::optional<Terms> slices_estimate(const GenContext& ctx) {
   // in for each of them (a reduce-scatter and an allgather of the slice).
   if (const TopologyPtr topo = ctx.model.topology(); topo && L.subnets.size() > 1)
     for (auto& g : L.subnets) {
-      const int s = topo->subnet_of(g[0]);
-      const int up = topo->uplink_out[size_t(s)];
+      const NetNode& sw = topo->nodes[size_t(topo->group_node(topo->group_of(g[0])))];
+      const int up = sw.up;
       if (up < 0) continue;
       const double bw = topo->links[size_t(up)].bandwidth;
-      const bool shared = topo->uplink_in[size_t(s)] == up;  // both ways through one link
+      const bool shared = sw.down == up;  // both ways through one link
       const double bytes = 2.0 * double(vector_bytes(c)) * double(L.subnets.size() - 1) / double(L.subnets.size());
       if (bw > 0) top.time = std::max(top.time, (shared ? 2 : 1) * bytes / bw);
     }

@@ -105,7 +105,7 @@ Levels compute_levels(const MachineModel& m, int n, int root, bool want_alike) {
   TopologyPtr t = m.topology();
   if (t && t->ranks() < n) t = nullptr;
   auto host = [&](int r) { return t ? t->host_of(r) : r; };
-  auto subnet = [&](int r) { return t ? t->subnet_of(r) : 0; };
+  auto subnet = [&](int r) { return t ? t->group_of(r) : 0; };
   // Groups in the order of their lowest rank, the root's first; members in
   // rank order, the leader (the root where it is a member) first.
   auto group_by = [&](const std::vector<int>& members, const std::function<int(int)>& key) {

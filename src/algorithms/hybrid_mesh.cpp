@@ -211,7 +211,7 @@ bool has_subnets(const MachineModel& m, int n) {
   TopologyPtr t = m.topology();
   if (!t || t->ranks() < n) return false;
   for (int r = 1; r < n; ++r)
-    if (t->subnet_of(r) != t->subnet_of(0)) return true;
+    if (t->group_of(r) != t->group_of(0)) return true;
   return false;
 }
 

@@ -223,7 +223,7 @@ bool place_hosts(const GenContext& ctx, int root, TreeDirection dir, PackedLayou
   }
   L.subnet.assign(size_t(H), 0);
   if (hosts)
-    for (int h = 0; h < H; ++h) L.subnet[size_t(h)] = topo->subnet_of_host[size_t(h)];
+    for (int h = 0; h < H; ++h) L.subnet[size_t(h)] = topo->group_of_host(h);
   L.root_host = L.host[size_t(root)];
   L.rep.assign(size_t(H), -1);
   L.local.assign(size_t(H), {});

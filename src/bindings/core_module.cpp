@@ -185,26 +185,41 @@ NB_MODULE(_core, m) {
           if (!t) return nb::none();
           nb::dict d;
           d["host_of_rank"] = t->host_of_rank;
-          d["subnet_of_host"] = t->subnet_of_host;
-          d["host_names"] = t->host_names;
-          d["nic_up"] = t->nic_up;
-          d["nic_down"] = t->nic_down;
-          d["uplink_out"] = t->uplink_out;
-          d["uplink_in"] = t->uplink_in;
-          d["backplane"] = t->backplane;
+          d["node_of_host"] = t->node_of_host;
+          std::vector<int> group_of_host;
+          for (int h = 0; h < t->hosts(); ++h) group_of_host.push_back(t->group_of_host(h));
+          d["group_of_host"] = group_of_host;
+          std::vector<nb::dict> nodes;
+          for (const NetNode& n : t->nodes) {
+            nb::dict x;
+            x["name"] = n.name;
+            x["parent"] = n.parent;
+            x["up"] = n.up;
+            x["down"] = n.down;
+            x["fabric"] = n.fabric;
+            x["depth"] = n.depth;
+            x["host"] = n.host;
+            nodes.push_back(x);
+          }
+          d["nodes"] = nodes;
           d["connection"] = t->connection;
           d["latency_sharing"] = t->latency_sharing;
+          d["ring_position"] = t->ring_position;
           std::vector<nb::dict> links;
-          for (const NetLink& l : t->links) {
+          for (size_t l = 0; l < t->links.size(); ++l) {
             nb::dict x;
-            x["name"] = l.name;
-            x["bandwidth"] = l.bandwidth;
+            x["name"] = t->links[l].name;
+            x["bandwidth"] = t->links[l].bandwidth;
+            x["latency"] = t->links[l].latency;
+            x["never_limits"] = !t->never_limits.empty() && t->never_limits[l];
             links.push_back(x);
           }
           d["links"] = links;
           return d;
         },
-        "model"_a, "the model's topology (ranks on hosts, subnets, shared links), or None");
+        "model"_a,
+        "the model's network tree (ranks on hosts, hosts the leaves, switches above, each edge's links, "
+        "fabrics), or None");
   m.def("analytic",
         [](const std::string& op, const MachineModel& mm, int ranks, int root, uint64_t bytes, const std::string& tree) {
           AnalyticResult r;

@@ -215,7 +215,7 @@ class Constraints {
 void network_cuts(Constraints& k, const Collective& c, const Topology& t, const std::vector<int>& part, int nparts,
                   const std::vector<int>& link_in, const std::vector<int>& link_out,
                   const std::vector<std::string>& names, const char* in_name, const char* out_name,
-                  double overheads, bool backplane) {
+                  double overheads) {
   Crossing x = crossing(c, part, nparts);
   auto cap = [&](int l) { return l < 0 ? 0.0 : t.links[size_t(l)].bandwidth; };
   auto label = [&](const char* what, int X) {
@@ -249,7 +249,85 @@ void network_cuts(Constraints& k, const Collective& c, const Topology& t, const 
     if (in_everywhere) k.add(cat("all ", in_name, " links together"), x.aggregate, cap_in, overheads);
     if (out_everywhere) k.add(cat("all ", out_name, " links together"), x.aggregate, cap_out, overheads);
   }
-  if (backplane && t.backplane >= 0) k.add("backplane", x.aggregate, cap(t.backplane), overheads);
+}
+
+// The cuts of the tree, level by level: at depth d the ranks' parts are
+// the subtrees rooted at depth d (a host above that depth its own), each
+// guarded by its edge — the hosts' interfaces at the bottom, the
+// switches' uplinks above. Every such level, with the least overheads of a
+// message between two of its parts.
+template <class Overheads>
+void tree_cuts(Constraints& k, const Collective& c, const Topology& t, Overheads&& overheads_apart) {
+  const int p = c.nranks;
+  const int deepest = t.depth();
+  std::vector<int> part(static_cast<size_t>(p)), node_of_part, in, out;
+  std::vector<std::string> names;
+  for (int d = deepest; d >= 1; --d) {
+    node_of_part.clear();
+    std::vector<int> part_of_node(t.nodes.size(), -1);
+    for (int r = 0; r < p; ++r) {
+      const int n = t.ancestor(t.node_of_host[size_t(t.host_of(r))], d);
+      if (part_of_node[size_t(n)] < 0) {
+        part_of_node[size_t(n)] = int(node_of_part.size());
+        node_of_part.push_back(n);
+      }
+      part[size_t(r)] = part_of_node[size_t(n)];
+    }
+    if (node_of_part.size() < 2) continue;
+    bool leaves = true;
+    in.clear(), out.clear(), names.clear();
+    for (int n : node_of_part) {
+      const NetNode& x = t.nodes[size_t(n)];
+      leaves = leaves && x.host >= 0;
+      in.push_back(x.down);
+      out.push_back(x.up);
+      names.push_back(x.name);
+    }
+    network_cuts(k, c, t, part, int(node_of_part.size()), in, out, names, leaves ? "nic_down" : "uplink_in",
+                 leaves ? "nic_up" : "uplink_out", overheads_apart(d));
+  }
+}
+
+// A switch's fabric carries every byte that must cross between the parts
+// of a partition all of whose crossings pass through it: its children's
+// subtrees and the rest of the machine (a fabric every switch has — an
+// emulated cluster's one machine — every byte between hosts).
+template <class Overheads>
+void fabric_cuts(Constraints& k, const Collective& c, const Topology& t, Overheads&& overheads_apart) {
+  const int p = c.nranks;
+  std::vector<int> done;
+  for (size_t s = 0; s < t.nodes.size(); ++s) {
+    const int f = t.nodes[s].fabric;
+    if (f < 0 || std::find(done.begin(), done.end(), f) != done.end()) continue;
+    if (!t.never_limits.empty() && t.never_limits[size_t(f)]) continue;
+    bool everywhere = true;
+    for (const NetNode& x : t.nodes) everywhere = everywhere && (x.host >= 0 || x.fabric == f);
+    const double cap = t.links[size_t(f)].bandwidth;
+    std::vector<int> part(static_cast<size_t>(p));
+    if (everywhere) {
+      done.push_back(f);
+      for (int r = 0; r < p; ++r) part[size_t(r)] = t.host_of(r);
+      Crossing x = crossing(c, part, t.hosts());
+      k.add(t.links[size_t(f)].name, x.aggregate, cap, overheads_apart(t.depth()));
+      continue;
+    }
+    // This switch alone: part 0 the machine outside it, then its children.
+    const int d = t.nodes[s].depth;
+    int parts = 1;
+    std::vector<int> part_of_child(t.nodes.size(), -1);
+    for (int r = 0; r < p; ++r) {
+      const int leaf = t.node_of_host[size_t(t.host_of(r))];
+      if (t.nodes[size_t(leaf)].depth <= d || t.ancestor(leaf, d) != int(s)) {
+        part[size_t(r)] = 0;
+        continue;
+      }
+      const int child = t.ancestor(leaf, d + 1);
+      if (part_of_child[size_t(child)] < 0) part_of_child[size_t(child)] = parts++;
+      part[size_t(r)] = part_of_child[size_t(child)];
+    }
+    Crossing x = crossing(c, part, parts);
+    k.add(cat(t.links[size_t(f)].name, " (", t.nodes[s].name, ")"), x.aggregate, cap, overheads_apart(d + 1));
+  }
 }
 
 // Per rank: its receive port takes every byte it must receive (and, without
@@ -338,24 +416,22 @@ Bound lower_bound(const Collective& c, const MachineModel& m) {
     std::vector<int> rep(size_t(t.hosts()), -1);
     for (int r = p - 1; r >= 0; --r) rep[size_t(t.host_of(r))] = r;
     rep.erase(std::remove(rep.begin(), rep.end(), -1), rep.end());
-    // The least overheads of a message that crosses a host's cut (between
-    // hosts), and a subnet's (between subnets).
+    // The least overheads of a message that crosses a cut at depth d (its
+    // two ends under different nodes of that depth).
     auto sum = [](const Overheads& o) { return o.send + o.latency + o.recv; };
     const bool pairs = int(rep.size()) <= kBoundPairRanks;
-    const double overheads =
-        pairs ? sum(least_overheads(m, rep, [&](int a, int b) { return t.host_of(a) != t.host_of(b); })) : 0;
-    const double subnet_overheads =
-        pairs ? sum(least_overheads(m, rep, [&](int a, int b) { return t.subnet_of(a) != t.subnet_of(b); })) : 0;
-    std::vector<int> host_part(static_cast<size_t>(p)), subnet_part(static_cast<size_t>(p));
-    for (int r = 0; r < p; ++r) {
-      host_part[size_t(r)] = t.host_of(r);
-      subnet_part[size_t(r)] = t.subnet_of(r);
-    }
-    network_cuts(k, c, t, host_part, t.hosts(), t.nic_down, t.nic_up, t.host_names, "nic_down", "nic_up", overheads,
-                 true);
-    if (t.multi_subnet())
-      network_cuts(k, c, t, subnet_part, t.subnets(), t.uplink_in, t.uplink_out, t.subnet_names, "uplink_in",
-                   "uplink_out", subnet_overheads, false);
+    std::vector<double> apart(size_t(t.depth()) + 1, -1.0);
+    auto overheads_apart = [&](int d) {
+      if (!pairs) return 0.0;
+      double& o = apart[size_t(std::min(d, t.depth()))];
+      if (o < 0) {
+        auto leaf = [&](int r) { return t.node_of_host[size_t(t.host_of(r))]; };
+        o = sum(least_overheads(m, rep, [&](int a, int b) { return t.ancestor(leaf(a), d) != t.ancestor(leaf(b), d); }));
+      }
+      return o;
+    };
+    tree_cuts(k, c, t, overheads_apart);
+    fabric_cuts(k, c, t, overheads_apart);
   }
   Bound b = k.bound();
   b.network = links;

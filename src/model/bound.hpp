@@ -4,19 +4,22 @@
 // It is the largest of a few lower bounds, each sound on its own
 // (docs/bound.md derives them):
 //
-//  * cuts: the hosts of one host, or of one subnet, form a part X; a
+//  * cuts: the ranks of one subtree of the network's tree — a host, a
+//    rack, a subnet, at every level the tree has — form a part X; a
 //    collective says how many bytes must enter X and leave X at least
 //    (bcast: the vector enters every part without the root; allreduce: the
 //    vector enters and leaves every part; allgather: the others' blocks
-//    enter X, its own leave it; ...). The link that guards X in that
-//    direction — a host's nic_down/nic_up, a subnet's uplink_in/uplink_out,
+//    enter X, its own leave it; ...). The edge that guards X in that
+//    direction — a host's nic_down/nic_up, a switch's uplink_in/uplink_out,
 //    one link both ways where it is shared — carries them at its
 //    bandwidth.
-//  * aggregates: over all parts at once, the bytes that must cross between
-//    parts (an allreduce needs 2(k-1) vectors across k parts: k-1 to bring
-//    the contributions together, k-1 to hand the result out), spread over
-//    the parts' links together, and over the backplane that every message
-//    between hosts crosses.
+//  * aggregates: over all parts of a level at once, the bytes that must
+//    cross between parts (an allreduce needs 2(k-1) vectors across k parts:
+//    k-1 to bring the contributions together, k-1 to hand the result out),
+//    spread over the parts' links together; and over a switch's fabric,
+//    the bytes that must cross between its children's subtrees and the
+//    rest (a fabric every switch has, a backplane: every byte between
+//    hosts).
 //  * ports: a rank receives its bytes through its one receive port (and,
 //    on a model without links, sends through its send ports).
 //  * a path: every rank that must learn something receives at least one

@@ -44,6 +44,11 @@ std::string model_spec_help() {
          "                                (hosts per subnet, R ranks a host; interfaces bw, uplinks up_bw\n"
          "                                shared by the messages crossing them, in proportion to\n"
          "                                latency^-A: 0 equally (default), 1 as SimGrid's CM02)\n"
+         "tree:levels=8x4,bw=B1:B2[,lat=L1:L2][,shared=1:0][,fabric=F0:F1][,ranks=R][,layout=block|round][,o=..]\n"
+         "        [,shm_alpha=..,shm_bw=..][,gamma=..][,sharing=A]\n"
+         "                                (a tree: fan-outs from the root down, hosts last; per level its edges'\n"
+         "                                bandwidth and latency, shared=1 one link both ways; a fabric per level of\n"
+         "                                switches, the root's first, 0 none; a message crosses its path)\n"
          "profile:PROFILE.json            (a machine profile written by 'hetcoll probe')\n"
          "file:MODEL.json                 (a model written by to_json / hetcoll, or a profile)";
 }
@@ -216,6 +221,93 @@ ModelPtr parse_cluster(Params p, const std::string& spec) {
   return std::make_shared<ClusterModel>(c, spec);
 }
 
+// "a:b:c" → per level values (one value: every level).
+std::vector<double> per_level(const std::string& kind, const char* key, const std::string& v, size_t levels,
+                              double (*parse)(const std::string&)) {
+  std::vector<double> out;
+  for (size_t at = 0; at <= v.size();) {
+    size_t colon = v.find(':', at);
+    if (colon == std::string::npos) colon = v.size();
+    out.push_back(parse(v.substr(at, colon - at)));
+    at = colon + 1;
+  }
+  if (out.size() != 1 && out.size() != levels)
+    throw InputError(cat("model '", kind, "': ", key, "= takes one value or one per level (", levels, "), got '", v, "'"));
+  return out;
+}
+
+// tree:levels=8x4,bw=B1:B2,lat=L1:L2[,shared=1:0][,fabric=F0:F1][,ranks=R][,layout=..][,o=..]
+//      [,shm_alpha=..,shm_bw=..][,gamma=..][,sharing=A]
+ModelPtr parse_tree(Params p, const std::string& spec) {
+  reject_unknown("tree", p, {"levels", "ranks", "layout", "bw", "lat", "shared", "fabric", "o", "shm_alpha", "shm_bw",
+                             "gamma", "sharing"});
+  ClusterParams c;
+  const std::string levels = take(p, "tree", "levels");
+  long hosts = 1;
+  for (size_t at = 0; at <= levels.size();) {
+    size_t x = levels.find('x', at);
+    if (x == std::string::npos) x = levels.size();
+    const std::string item = levels.substr(at, x - at);
+    char* end = nullptr;
+    errno = 0;
+    const long k = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end || errno || k < 1 || k > 4096)
+      throw InputError(cat("model 'tree': levels= takes each level's fan-out from the root down joined by 'x' "
+                           "(1 to 4096 each), got '", levels, "'"));
+    hosts *= k;
+    if (hosts > 65536) throw InputError("model 'tree': at most 65536 hosts");
+    c.fanout.push_back(int(k));
+    at = x + 1;
+  }
+  if (c.fanout.size() > size_t(Topology::kMaxDepth))
+    throw InputError(cat("model 'tree': at most ", Topology::kMaxDepth, " levels"));
+  const size_t L = c.fanout.size();
+  auto positive = [](const std::string& v) {
+    const double b = parse_bandwidth(v);
+    if (!(b > 0)) throw InputError(cat("model 'tree': bandwidth '", v, "' must be positive"));
+    return b;
+  };
+  c.level_bw = per_level("tree", "bw", take(p, "tree", "bw"), L, positive);
+  if (p.count("lat")) c.level_latency = per_level("tree", "lat", p["lat"], L, parse_duration);
+  if (p.count("fabric"))
+    c.level_fabric = per_level("tree", "fabric", p["fabric"], L, [](const std::string& v) {
+      return v == "0" ? 0.0 : parse_bandwidth(v);
+    });
+  if (p.count("shared"))
+    for (double x : per_level("tree", "shared", p["shared"], L, parse_number)) {
+      if (x != 0 && x != 1) throw InputError(cat("model 'tree': shared= takes 0 or 1 per level, got '", p["shared"], "'"));
+      c.level_shared.push_back(char(x));
+    }
+  if (p.count("ranks")) {
+    const std::string& v = p["ranks"];
+    char* end = nullptr;
+    errno = 0;
+    const long r = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end || errno || r < 1 || r > 1024 || r * hosts > (1L << 21))
+      throw InputError(cat("model 'tree': ranks= takes ranks per host, 1 to 1024, got '", v, "'"));
+    c.ranks_per_host = int(r);
+  }
+  if (p.count("layout")) {
+    if (p["layout"] != "block" && p["layout"] != "round")
+      throw InputError(cat("model 'tree': layout must be block or round, got '", p["layout"], "'"));
+    c.round = p["layout"] == "round";
+  }
+  if (p.count("sharing")) {
+    const std::string& v = p["sharing"];
+    char* end = nullptr;
+    const double a = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || !(a >= 0 && a <= Topology::kMaxLatencySharing))
+      throw InputError(cat("model 'tree': sharing= takes the latency exponent, 0 to ", Topology::kMaxLatencySharing,
+                           ", got '", v, "'"));
+    c.latency_sharing = a;
+  }
+  if (p.count("o")) c.o = parse_duration(p["o"]);
+  if (p.count("shm_alpha")) c.shm_alpha = parse_duration(p["shm_alpha"]);
+  if (p.count("gamma")) c.gamma = parse_duration(p["gamma"]);
+  if (p.count("shm_bw")) c.shm_bw = positive(p["shm_bw"]);
+  return std::make_shared<ClusterModel>(c, spec);
+}
+
 ModelPtr parse_hetero(Params p) {
   reject_unknown("hetero", p, {"nodes", "gamma", "file"});
   if (p.count("file")) {
@@ -330,6 +422,7 @@ ModelPtr parse_model(const std::string& spec) {
   if (kind == "loggp") return parse_loggp(p);
   if (kind == "hetero" || kind == "heterogeneous") return parse_hetero(p);
   if (kind == "cluster") return parse_cluster(p, spec);
+  if (kind == "tree") return parse_tree(p, spec);
   throw InputError(cat("unknown model '", kind.empty() ? spec : kind,
                        "' (expected postal:, hockney:, loggp:, hetero:, cluster:, profile: or file:)"));
 }

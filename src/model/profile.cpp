@@ -39,67 +39,96 @@ bool looks_like_profile(const std::string& text) {
 
 namespace {
 
-// Nesting deeper than a profile has is refused before parsing.
-void check_depth(const std::string& text) {
-  size_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
+// Nesting deeper than a profile has is refused before parsing. Returns the
+// extent [first, last) of the top-level "pairs" object or array (empty
+// where there is none), which a reader that skips the matrices leaves out
+// of the parse.
+std::pair<size_t, size_t> check_depth(const std::string& text) {
+  size_t depth = 0, string_start = 0, pairs_first = 0, pairs_last = 0;
+  bool in_string = false, escaped = false, pairs_key = false, in_pairs = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     if (in_string) {
       if (escaped) escaped = false;
       else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      else if (c == '"') {
+        in_string = false;
+        pairs_key = depth == 1 && !in_pairs && pairs_last == 0 && text.compare(string_start, i - string_start, "pairs") == 0;
+      }
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
+    if (c == '"') {
+      in_string = true;
+      string_start = i + 1;
+    } else if (c == '[' || c == '{') {
       if (++depth > kMaxProfileDepth)
         throw InputError(cat("profile: JSON nested deeper than ", kMaxProfileDepth, " levels: not a profile"));
+      if (pairs_key && depth == 2) in_pairs = true, pairs_first = i;
+      pairs_key = false;
     } else if (c == ']' || c == '}') {
       if (depth) --depth;
+      if (in_pairs && depth == 1) in_pairs = false, pairs_last = i + 1;
+      pairs_key = false;
+    } else if (c != ':' && c != ' ' && c != '\n' && c != '\t' && c != '\r') {
+      pairs_key = false;
     }
   }
+  return {pairs_first, pairs_last};
 }
 
-// Typed access with the path of the field in every message.
+// Typed access with the path of the field in every message. The path is
+// built only for a message: a reader knows its parent (alive while it is:
+// readers are locals and temporaries of the reading functions) and its key
+// or index — a 10 000-host profile reads a million fields.
 struct Reader {
   const njson& j;
-  std::string path;
+  std::string name;                // a root's path
+  const Reader* parent = nullptr;  // else: the parent's, then
+  const char* key = nullptr;       // ".key", or
+  size_t index = 0;                // "[index]"
 
-  Reader at(const char* key) const {
-    if (!j.is_object()) throw InputError(cat("profile: ", path, " is not an object"));
-    auto it = j.find(key);
-    if (it == j.end()) throw InputError(cat("profile: ", path, " has no \"", key, "\""));
-    return Reader{*it, path + "." + key};
+  Reader(const njson& v, std::string root) : j(v), name(std::move(root)) {}
+  Reader(const njson& v, const Reader* up, const char* k, size_t i) : j(v), parent(up), key(k), index(i) {}
+
+  std::string path() const {
+    if (!parent) return name;
+    return key ? cat(parent->path(), ".", key) : cat(parent->path(), "[", index, "]");
+  }
+  Reader at(const char* k) const {
+    if (!j.is_object()) throw InputError(cat("profile: ", path(), " is not an object"));
+    auto it = j.find(k);
+    if (it == j.end()) throw InputError(cat("profile: ", path(), " has no \"", k, "\""));
+    return Reader(*it, this, k, 0);
   }
   bool has(const char* key) const { return j.is_object() && j.contains(key); }
-  Reader operator[](size_t i) const { return Reader{j[i], cat(path, "[", i, "]")}; }
+  Reader operator[](size_t i) const { return Reader(j[i], this, nullptr, i); }
   size_t size(size_t limit) const {
-    if (!j.is_array()) throw InputError(cat("profile: ", path, " is not an array"));
-    if (j.size() > limit) throw InputError(cat("profile: ", path, " has ", j.size(), " entries (at most ", limit, ")"));
+    if (!j.is_array()) throw InputError(cat("profile: ", path(), " is not an array"));
+    if (j.size() > limit) throw InputError(cat("profile: ", path(), " has ", j.size(), " entries (at most ", limit, ")"));
     return j.size();
   }
   double num(double lo = 0, double hi = 1e300) const {
-    if (!j.is_number()) throw InputError(cat("profile: ", path, " is not a number"));
+    if (!j.is_number()) throw InputError(cat("profile: ", path(), " is not a number"));
     double v = j.get<double>();
     if (!std::isfinite(v) || v < lo || v > hi)
-      throw InputError(cat("profile: ", path, " = ", v, " is outside [", lo, ", ", hi, "]"));
+      throw InputError(cat("profile: ", path(), " = ", v, " is outside [", lo, ", ", hi, "]"));
     return v;
   }
   int64_t integer(int64_t lo, int64_t hi) const {
-    if (!j.is_number_integer()) throw InputError(cat("profile: ", path, " is not a whole number"));
+    if (!j.is_number_integer()) throw InputError(cat("profile: ", path(), " is not a whole number"));
     int64_t v = j.is_number_unsigned() ? int64_t(std::min<uint64_t>(j.get<uint64_t>(), uint64_t(INT64_MAX)))
                                        : j.get<int64_t>();
-    if (v < lo || v > hi) throw InputError(cat("profile: ", path, " = ", v, " is outside [", lo, ", ", hi, "]"));
+    if (v < lo || v > hi) throw InputError(cat("profile: ", path(), " = ", v, " is outside [", lo, ", ", hi, "]"));
     return v;
   }
   std::string str(size_t max_len = 1024) const {
-    if (!j.is_string()) throw InputError(cat("profile: ", path, " is not a string"));
+    if (!j.is_string()) throw InputError(cat("profile: ", path(), " is not a string"));
     const std::string& s = j.get_ref<const std::string&>();
-    if (s.size() > max_len) throw InputError(cat("profile: ", path, " is longer than ", max_len, " characters"));
+    if (s.size() > max_len) throw InputError(cat("profile: ", path(), " is longer than ", max_len, " characters"));
     return s;
   }
   bool boolean() const {
-    if (!j.is_boolean()) throw InputError(cat("profile: ", path, " is not true or false"));
+    if (!j.is_boolean()) throw InputError(cat("profile: ", path(), " is not true or false"));
     return j.get<bool>();
   }
   Measure measure(double hi = 1e6) const { return {at("min").num(0, hi), at("median").num(0, hi)}; }
@@ -315,6 +344,42 @@ const std::vector<Field<TunedEntry>>& tuned_entry_fields() {  // before "times"
   return f;
 }
 
+const std::vector<Field<LinkProfile>>& link_fields() {
+  static const std::vector<Field<LinkProfile>> f = {real("bandwidth", &LinkProfile::bandwidth, 0, kMaxBandwidth),
+                                                    real("latency", &LinkProfile::latency, 0, kMaxSeconds),
+                                                    text("how", &LinkProfile::how, 512, true)};
+  return f;
+}
+
+ojson link_json(const LinkProfile& l) {
+  ojson o;
+  write_fields(o, l, link_fields());
+  if (l.how.empty()) o.erase("how");
+  return o;
+}
+
+// "network": the tree, node by node.
+ojson network_json(const Profile& p) {
+  ojson nodes = ojson::array();
+  for (const NodeProfile& n : p.network) {
+    ojson x;
+    x["name"] = n.name;
+    x["parent"] = n.parent;
+    if (n.host >= 0) x["host"] = n.host;
+    if (n.parent >= 0) {
+      if (n.shared) {
+        x["both"] = link_json(n.up);
+      } else {
+        x["up"] = link_json(n.up);
+        x["down"] = link_json(n.down);
+      }
+    }
+    if (n.fabric.bandwidth > 0) x["fabric"] = link_json(n.fabric);
+    nodes.push_back(std::move(x));
+  }
+  return nodes;
+}
+
 }  // namespace
 
 std::string profile_to_json(const Profile& p) {
@@ -337,6 +402,8 @@ std::string profile_to_json(const Profile& p) {
     hosts.push_back(std::move(x));
   }
   o["hosts"] = std::move(hosts);
+  if (!p.network.empty()) o["network"] = network_json(p);
+  if (!p.small.empty()) {
   ojson pairs;
   auto flat = [&](const std::vector<Measure>& v, bool use_min) {
     ojson a = ojson::array();
@@ -348,6 +415,7 @@ std::string profile_to_json(const Profile& p) {
   pairs["large_min"] = flat(p.large, true);
   pairs["large_median"] = flat(p.large, false);
   o["pairs"] = std::move(pairs);
+  }
   ojson sub;
   write_fields(sub, p, subnet_fields());
   o["subnets"] = sub;
@@ -433,14 +501,20 @@ namespace {
 njson parse_profile_json(const std::string& text, bool with_pairs) {
   if (text.size() > kMaxProfileFileBytes)
     throw InputError(cat("profile: larger than ", kMaxProfileFileBytes >> 20, " MiB: not a profile"));
-  check_depth(text);
+  const auto [pairs_first, pairs_last] = check_depth(text);
   njson doc;
   try {
-    // Without pairs: the matrices are parsed but not stored.
-    njson::parser_callback_t skip = [&](int depth, njson::parse_event_t ev, njson& parsed) {
-      return !(with_pairs == false && depth == 1 && ev == njson::parse_event_t::key && parsed == "pairs");
-    };
-    doc = njson::parse(text, with_pairs ? njson::parser_callback_t(nullptr) : skip, true, false);
+    // Without pairs: the matrices (most of a version 1 file) left out of the
+    // parse, their brackets checked. (Not nlohmann's parser callback: it
+    // rescans an array's elements at the end of each object in it.)
+    if (!with_pairs && pairs_last > pairs_first) {
+      std::string rest;
+      rest.reserve(text.size() - (pairs_last - pairs_first) + 4);
+      rest.append(text, 0, pairs_first).append("null").append(text, pairs_last, std::string::npos);
+      doc = njson::parse(rest, nullptr, true, false);
+    } else {
+      doc = njson::parse(text, nullptr, true, false);
+    }
   } catch (const njson::exception& e) {
     std::string what = e.what();
     if (what.rfind("[json.exception.", 0) == 0) what = what.substr(what.find(']') + 2);
@@ -455,9 +529,10 @@ void read_measured(const Reader& r, Profile& p) {
   if (!r.has("format") || r.at("format").str() != kProfileFormat)
     throw InputError(cat("profile: \"format\" is not \"", kProfileFormat, "\": not a hetcoll profile"));
   const int64_t version = r.at("version").integer(INT64_MIN, INT64_MAX);
-  if (version != kProfileVersion)
-    throw InputError(cat("profile: schema version ", version, " is not one this hetcoll reads (", kProfileVersion,
-                         "); probe again with this version"));
+  if (version != 1 && version != kProfileVersion)
+    throw InputError(cat("profile: schema version ", version, " is not one this hetcoll reads (1 to ",
+                         kProfileVersion, "); probe again with this version"));
+  p.version = int(version);
   Reader m = r.at("measured");
   read_fields(m, p, measured_fields(), p);
   if (p.mode != "concurrent" && p.mode != "sequential")
@@ -467,7 +542,7 @@ void read_measured(const Reader& r, Profile& p) {
     if (!ph.j.is_object() || ph.j.size() > 64) throw InputError("profile: measured.phases is not an object of at most 64 phases");
     for (auto it = ph.j.begin(); it != ph.j.end(); ++it) {
       if (it.key().size() > 64) throw InputError("profile: measured.phases has a name longer than 64 characters");
-      p.phases.emplace_back(it.key(), Reader{it.value(), "profile.measured.phases." + it.key()}.num(0, 1e9));
+      p.phases.emplace_back(it.key(), Reader(it.value(), "profile.measured.phases." + it.key()).num(0, 1e9));
     }
   }
   read_fields(m, p, message_fields(), p);
@@ -485,11 +560,11 @@ size_t read_hosts(const Reader& r, Profile& p) {
     Reader h = hosts[i];
     HostProfile& x = p.hosts[i];
     x.name = h.at("name").str(256);
-    if (x.name.empty()) throw InputError(cat("profile: ", h.path, ".name is empty"));
+    if (x.name.empty()) throw InputError(cat("profile: ", h.path(), ".name is empty"));
     if (!names.insert(x.name).second) throw InputError(cat("profile: host '", x.name, "' appears twice"));
     Reader rk = h.at("ranks");
     const size_t nr = rk.size(kMaxProfileRanks);
-    if (nr == 0) throw InputError(cat("profile: ", rk.path, " is empty"));
+    if (nr == 0) throw InputError(cat("profile: ", rk.path(), " is empty"));
     for (size_t k = 0; k < nr; ++k) {
       int v = int(rk[k].integer(0, p.ranks - 1));
       if (rank_seen[size_t(v)]) throw InputError(cat("profile: rank ", v, " is on two hosts"));
@@ -534,13 +609,59 @@ void read_structure(const Reader& r, Profile& p, size_t n) {
   }
 }
 
-// "pairs": the per-pair matrices.
+// "network": the tree (version 2) — a root first, parents before
+// children, switches above hosts, every host's leaf once.
+void read_network(const Reader& r, Profile& p, size_t n) {
+  if (!r.has("network")) {
+    if (p.version >= 2 && !r.has("classes")) throw InputError("profile: neither \"network\" nor \"classes\"");
+    return;
+  }
+  Reader nodes = r.at("network");
+  const size_t count = nodes.size(4 * kMaxProfileHosts);
+  std::vector<char> is_host(count, 0), leaf_seen(n, 0);
+  p.network.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    Reader x = nodes[i];
+    NodeProfile& node = p.network[i];
+    node.name = x.at("name").str(256);
+    node.parent = int(x.at("parent").integer(-1, int64_t(i) - 1));
+    if ((i == 0) != (node.parent < 0)) throw InputError(cat("profile: ", x.path(), ": the first node alone is the root"));
+    if (node.parent >= 0 && is_host[size_t(node.parent)])
+      throw InputError(cat("profile: ", x.path(), " hangs off host '", p.network[size_t(node.parent)].name, "'"));
+    if (x.has("host")) {
+      node.host = int(x.at("host").integer(0, int64_t(n) - 1));
+      if (i == 0) throw InputError("profile: the network's root is a host");
+      if (leaf_seen[size_t(node.host)]++) throw InputError(cat("profile: host ", node.host, " has two leaves"));
+      is_host[i] = 1;
+    }
+    if (i > 0) {
+      node.shared = x.has("both");
+      if (node.shared) {
+        read_fields(x.at("both"), node.up, link_fields(), p);
+        node.down = node.up;
+      } else {
+        read_fields(x.at("up"), node.up, link_fields(), p);
+        read_fields(x.at("down"), node.down, link_fields(), p);
+      }
+    }
+    if (x.has("fabric")) read_fields(x.at("fabric"), node.fabric, link_fields(), p);
+  }
+  for (size_t h = 0; h < n; ++h)
+    if (!leaf_seen[h]) throw InputError(cat("profile: host '", p.hosts[h].name, "' has no leaf in the network"));
+  std::vector<int> depth(count, 0);
+  for (size_t i = 1; i < count; ++i)
+    if ((depth[i] = depth[size_t(p.network[i].parent)] + 1) > 16)
+      throw InputError(cat("profile: network node '", p.network[i].name, "' is deeper than 16 levels"));
+}
+
+// "pairs": the per-pair matrices (optional).
 void read_pairs(const Reader& r, Profile& p, size_t n) {
+  if (!r.has("pairs")) return;
   Reader pairs = r.at("pairs");
   auto matrix = [&](const char* key) {
     Reader a = pairs.at(key);
     if (a.size(n * n) != n * n)
-      throw InputError(cat("profile: ", a.path, " has ", a.j.size(), " entries, ", n, " hosts need ", n * n));
+      throw InputError(cat("profile: ", a.path(), " has ", a.j.size(), " entries, ", n, " hosts need ", n * n));
     std::vector<double> v(n * n);
     for (size_t k = 0; k < n * n; ++k) v[k] = a[k].num(0, kMaxSeconds);
     return v;
@@ -555,8 +676,11 @@ void read_pairs(const Reader& r, Profile& p, size_t n) {
   }
 }
 
-// "classes": per class of host pairs, and every pair of hosts has one.
+// "classes": per class of host pairs, and every pair of hosts has one —
+// where the network has no tree (version 1); beside a tree, the
+// shared-memory class is what the model reads.
 void read_classes(const Reader& r, Profile& p, size_t n) {
+  if (!r.has("classes") && !p.network.empty()) return;
   Reader classes = r.at("classes");
   const size_t nc = classes.size(size_t(p.subnet_count) * size_t(p.subnet_count + 1) / 2 + 1);
   for (size_t i = 0; i < nc; ++i) {
@@ -564,13 +688,13 @@ void read_classes(const Reader& r, Profile& p, size_t n) {
     PairClass x;
     read_fields(c, x, class_fields(), p);
     if ((x.a < 0) != (x.b < 0) || x.a > x.b)
-      throw InputError(cat("profile: ", c.path, ": subnets (", x.a, ", ", x.b, ") are not a class"));
+      throw InputError(cat("profile: ", c.path(), ": subnets (", x.a, ", ", x.b, ") are not a class"));
     for (const PairClass& y : p.classes)
       if (y.a == x.a && y.b == x.b) throw InputError(cat("profile: class '", x.name, "' appears twice"));
     p.classes.push_back(std::move(x));
   }
-  // Every pair of hosts needs its class.
-  for (int a = 0; a < p.subnet_count; ++a)
+  // Every pair of hosts needs its class (or the tree).
+  for (int a = 0; a < p.subnet_count && p.network.empty(); ++a)
     for (int b = a; b < p.subnet_count; ++b) {
       bool needed = a != b || p.hosts.size() > 1;
       if (a == b) {
@@ -600,12 +724,12 @@ void read_rates(const Reader& r, Profile& p) {
     x.bytes = uint64_t(l.at("bytes").integer(0, int64_t(1) << 40));
     std::string sends = l.at("sends").str();
     if (sends != "blocking" && sends != "nonblocking")
-      throw InputError(cat("profile: ", l.path, ".sends '", sends, "' is not blocking or nonblocking"));
+      throw InputError(cat("profile: ", l.path(), ".sends '", sends, "' is not blocking or nonblocking"));
     x.nonblocking = sends == "nonblocking";
     Reader k = l.at("k"), e1 = l.at("experiment1"), e2 = l.at("experiment2");
     const size_t nk = k.size(1024);
     if (e1.size(1024) != nk || e2.size(1024) != nk)
-      throw InputError(cat("profile: ", l.path, ": k and the experiments' times differ in length"));
+      throw InputError(cat("profile: ", l.path(), ": k and the experiments' times differ in length"));
     for (size_t q = 0; q < nk; ++q) {
       x.ks.push_back(int(k[q].integer(1, int64_t(kMaxProfileRanks))));
       x.exp1.push_back(e1[q].measure(kMaxSeconds));
@@ -628,7 +752,7 @@ void read_tuned(const Reader& r, Profile& p, size_t n) {
       TunedLayout x;
       Reader hs = t.at("hosts");
       const size_t nr = hs.size(kMaxProfileRanks);
-      if (nr == 0) throw InputError(cat("profile: ", hs.path, " is empty"));
+      if (nr == 0) throw InputError(cat("profile: ", hs.path(), " is empty"));
       for (size_t k = 0; k < nr; ++k) x.hosts.push_back(int(hs[k].integer(0, int64_t(n) - 1)));
       x.created = t.at("created").str();
       x.repeats = int(t.at("repeats").integer(0, 1 << 20));
@@ -639,9 +763,9 @@ void read_tuned(const Reader& r, Profile& p, size_t n) {
         TunedEntry y;
         read_fields(e, y, tuned_entry_fields(), p);
         if (y.class_hi <= y.class_lo)
-          throw InputError(cat("profile: ", e.path, ": size classes [", y.class_lo, ", ", y.class_hi, ") are empty"));
+          throw InputError(cat("profile: ", e.path(), ": size classes [", y.class_lo, ", ", y.class_hi, ") are empty"));
         if (y.timing != "Fig. 2" && y.timing != "synchronized start")
-          throw InputError(cat("profile: ", e.path, ".timing: '", y.timing,
+          throw InputError(cat("profile: ", e.path(), ".timing: '", y.timing,
                                "' is not \"Fig. 2\" or \"synchronized start\""));
         Reader ts = e.at("times");
         const size_t nx = ts.size(16);
@@ -654,10 +778,10 @@ void read_tuned(const Reader& r, Profile& p, size_t n) {
           winner_timed |= z.algorithm == y.winner;
           y.times.push_back(std::move(z));
         }
-        if (!winner_timed) throw InputError(cat("profile: ", e.path, ": the winner '", y.winner, "' was not timed"));
+        if (!winner_timed) throw InputError(cat("profile: ", e.path(), ": the winner '", y.winner, "' was not timed"));
         for (const TunedEntry& other : x.entries)
           if (other.op == y.op && other.class_lo < y.class_hi && y.class_lo < other.class_hi)
-            throw InputError(cat("profile: ", e.path, ": size classes overlap another ", y.op, " entry"));
+            throw InputError(cat("profile: ", e.path(), ": size classes overlap another ", y.op, " entry"));
         x.entries.push_back(std::move(y));
       }
       p.tuned.push_back(std::move(x));
@@ -669,11 +793,12 @@ void read_tuned(const Reader& r, Profile& p, size_t n) {
 
 Profile parse_profile(const std::string& text, bool with_pairs) {
   const njson doc = parse_profile_json(text, with_pairs);
-  Reader r{doc, "profile"};
+  Reader r(doc, "profile");
   Profile p;
   read_measured(r, p);
   const size_t n = read_hosts(r, p);
   read_structure(r, p, n);
+  read_network(r, p, n);
   if (with_pairs) read_pairs(r, p, n);
   read_classes(r, p, n);
   read_rates(r, p);

@@ -6,12 +6,16 @@
 // size (at most kMaxProfileFileBytes).
 //
 // Per host: Banikazemi §2 send and receive overheads S_c + S_m·m, R_c +
-// R_m·m, and the reduction and copy rates. Per host pair: the one-way time
-// of a small and of a large message (ECO §3: the minimum of repeats, and
-// their median). Per class of pairs (shared memory, inside a subnet,
-// between two subnets): Hockney α, β, the transmission X_c + X_m·m, and how
-// much slower concurrent traffic is than one pair alone. Structure: ECO's
-// subnets and ring. Bruck §2.2: λ(m) and t0(m) from both experiments.
+// R_m·m, and the reduction and copy rates. The network, as a tree of any
+// depth (version 2: model/topology.hpp's, each link with its bandwidth,
+// latency and how it was known), or as classes of pairs (version 1:
+// shared memory, inside a subnet, between two subnets — Hockney α, β, the
+// transmission X_c + X_m·m, and how much slower concurrent traffic is than
+// one pair alone; version 2 keeps the shared-memory class). Per host pair
+// (optional, for the command line; the runtime never reads them): the
+// one-way time of a small and of a large message (ECO §3: the minimum of
+// repeats, and their median). Structure: ECO's subnets and ring. Bruck
+// §2.2: λ(m) and t0(m) from both experiments.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,9 +25,9 @@
 
 namespace hetcoll {
 
-constexpr int kProfileVersion = 1;
+constexpr int kProfileVersion = 2;  // the versions read: 1 and 2
 constexpr const char* kProfileFormat = "hetcoll-profile";
-constexpr size_t kMaxProfileHosts = 4096;
+constexpr size_t kMaxProfileHosts = 65536;
 constexpr size_t kMaxProfileRanks = size_t(1) << 22;
 constexpr size_t kMaxProfileDepth = 32;
 constexpr uint64_t kMaxProfileFileBytes = uint64_t(64) << 20;
@@ -73,6 +77,25 @@ struct PairClass {
   double bandwidth_same_pair = 0;
   double alpha = 0, beta = 0;  // Hockney: one-way α + β·m
   double Xc = 0, Xm = 0;       // Banikazemi eq. 3: latency - S_c - R_c, 1/bandwidth - S_m - R_m (>= 0)
+};
+
+// A link of the network's tree: what a message alone gets through it, the
+// latency it adds, and how that was known ("measured: …", "declared:
+// topology.conf line 4", …).
+struct LinkProfile {
+  double bandwidth = 0;  // B/s; 0: none (a fabric), or nothing limits there
+  double latency = 0;    // s, one way
+  std::string how;
+};
+// A node of the tree: the root (parent -1, first), a switch, or a host's
+// leaf (host: its index). Its edge to its parent: up and down, or one
+// link both ways (shared: up only). A switch's fabric (bandwidth 0: none).
+struct NodeProfile {
+  std::string name;
+  int parent = -1;
+  int host = -1;
+  bool shared = false;
+  LinkProfile up, down, fabric;
 };
 
 struct ReduceRate {
@@ -171,6 +194,9 @@ struct Profile {
     double near_alone = 0, far_alone = 0, far_shared = 0;  // B/s
   } sharing;
 
+  // The network's tree (version 2): parents before children, every host's
+  // leaf once. Empty in version 1, whose classes describe the network.
+  std::vector<NodeProfile> network;
   std::vector<PairClass> classes;
   std::vector<ReduceRate> reductions;
   std::vector<LambdaPoint> lambda;
@@ -183,7 +209,7 @@ struct Profile {
 };
 
 // Parse and check. with_pairs = false skips the pair matrices (what the
-// runtime needs is the rest). Throws InputError.
+// runtime needs is the rest; a profile may have none). Throws InputError.
 Profile parse_profile(const std::string& text, bool with_pairs = true);
 Profile load_profile(const std::string& path, bool with_pairs = true);
 std::string profile_to_json(const Profile& p);

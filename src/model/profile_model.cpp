@@ -72,19 +72,74 @@ ProfileModel::ProfileModel(const Profile& p, std::string spec) : spec_(std::move
       if (c.a >= 0 && c.a == c.b) inside = &c;
     if (inside) shm_ = {inside->Xc, per_byte(*inside)};
   }
-  build_topology(p);
+  if (p.network.empty()) build_topology(p);
+  else build_tree(p);
+}
+
+// A version 2 profile's tree, as the probe (or a site's declaration the
+// probe measured) drew it: each link at what a message alone gets through
+// it, with its latency.
+void ProfileModel::build_tree(const Profile& p) {
+  auto t = std::make_shared<Topology>();
+  tree_ = true;
+  const int H = int(hosts_.size());
+  std::vector<int> node_of(p.network.size(), 0);
+  auto add = [&](const NodeProfile& n, const LinkProfile& l, const char* what) {
+    return l.bandwidth > 0 ? t->add_link(cat(what, "(", n.name, ")"), l.bandwidth, l.latency) : -1;
+  };
+  t->nodes[0].name = p.network[0].name;
+  t->nodes[0].fabric = add(p.network[0], p.network[0].fabric, "fabric");
+  std::vector<int> leaf_of_host(size_t(H), -1);
+  for (size_t i = 1; i < p.network.size(); ++i) {
+    const NodeProfile& n = p.network[i];
+    const bool host = n.host >= 0;
+    const int up = add(n, n.up, n.shared ? (host ? "nic" : "uplink") : (host ? "nic_up" : "uplink_up"));
+    const int down = n.shared ? up : add(n, n.down, host ? "nic_down" : "uplink_down");
+    const int parent = node_of[size_t(n.parent)];
+    if (!host) {
+      node_of[i] = t->add_switch(parent, n.name, up, down, add(n, n.fabric, "fabric"));
+      continue;
+    }
+    const int h = t->add_host(parent, n.name, up, down);
+    node_of[i] = t->node_of_host[size_t(h)];
+    leaf_of_host[size_t(n.host)] = h;
+  }
+  // The tree's hosts in the profile's order.
+  std::vector<int> order(static_cast<size_t>(H));
+  for (int h = 0; h < H; ++h) order[size_t(h)] = t->node_of_host[size_t(leaf_of_host[size_t(h)])];
+  for (int h = 0; h < H; ++h) {
+    t->node_of_host[size_t(h)] = order[size_t(h)];
+    t->nodes[size_t(order[size_t(h)])].host = h;
+    t->host_of_rank.push_back(h);
+  }
+  const auto& sh = p.sharing;
+  if (sh.measured && sh.receiver >= 0 && sh.receiver < H && sh.near >= 0 && sh.near < H && sh.far >= 0 && sh.far < H)
+    t->latency_sharing =
+        sharing_exponent(sh, t->path_latency(sh.near, sh.receiver), t->path_latency(sh.far, sh.receiver));
+  if (p.ring.size() == size_t(H)) {
+    std::vector<int> pos(size_t(H), -1);
+    bool ok = true;
+    for (size_t i = 0; i < p.ring.size() && ok; ++i) {
+      const int h = p.ring[i];
+      ok = h >= 0 && h < H && pos[size_t(h)] < 0;
+      if (ok) pos[size_t(h)] = int(i);
+    }
+    if (ok) t->ring_position = pos;
+  }
+  t->check();
+  t->settle();
+  topo_ = t;
 }
 
 void ProfileModel::build_topology(const Profile& p) {
   auto t = std::make_shared<Topology>();
   const int H = int(hosts_.size()), S = subnets_;
+  // The tree of depth 2 the classes describe: hosts under their subnet's
+  // switch, the subnets under one root.
+  std::vector<int> switch_of(static_cast<size_t>(S));
+  for (int a = 0; a < S; ++a) switch_of[size_t(a)] = t->add_switch(0, cat("subnet ", a));
   t->host_of_rank.resize(size_t(H));
-  t->subnet_of_host.resize(size_t(H));
-  for (int h = 0; h < H; ++h) {
-    t->host_of_rank[size_t(h)] = h;
-    t->subnet_of_host[size_t(h)] = hosts_[size_t(h)].subnet;
-    t->host_names.push_back(hosts_[size_t(h)].name);
-  }
+  for (int h = 0; h < H; ++h) t->host_of_rank[size_t(h)] = h;
   auto rate = [](const Link& l) { return l.per_byte > 0 ? 1 / l.per_byte : 0.0; };
   // A host's interface: what a pair of its subnet gets alone; in a subnet
   // of one host, the fastest of its classes.
@@ -94,8 +149,6 @@ void ProfileModel::build_topology(const Profile& p) {
     for (int b = 0; b < S; ++b)
       if (b == a || !inside_measured) nic[size_t(a)] = std::max(nic[size_t(a)], rate(link(a, b)));
   }
-  t->nic_up.assign(size_t(H), -1);
-  t->nic_down.assign(size_t(H), -1);
   // One link for both directions where a pair inside the subnet, sending
   // both ways at once, got less than 3/4 of its one-way rate each way (a
   // half-duplex medium, or hosts whose CPUs cannot drive both directions).
@@ -108,18 +161,18 @@ void ProfileModel::build_topology(const Profile& p) {
     const Host& x = hosts_[size_t(h)];
     const int sn = x.subnet;
     const double bw = nic[size_t(sn)];
-    if (!(bw > 0)) continue;
-    const double up = x.nic_up_per_byte > 0 ? std::min(bw, 1 / x.nic_up_per_byte) : bw;
-    const double down = x.nic_down_per_byte > 0 ? std::min(bw, 1 / x.nic_down_per_byte) : bw;
-    if (nic_shared[size_t(sn)]) {
-      t->nic_up[size_t(h)] = t->nic_down[size_t(h)] = int(t->links.size());
-      t->links.push_back({cat("nic(", x.name, ")"), std::min(up, down)});
-      continue;
+    int up = -1, down = -1;
+    if (bw > 0) {
+      const double u = x.nic_up_per_byte > 0 ? std::min(bw, 1 / x.nic_up_per_byte) : bw;
+      const double d = x.nic_down_per_byte > 0 ? std::min(bw, 1 / x.nic_down_per_byte) : bw;
+      if (nic_shared[size_t(sn)]) {
+        up = down = t->add_link(cat("nic(", x.name, ")"), std::min(u, d));
+      } else {
+        up = t->add_link(cat("nic_up(", x.name, ")"), u);
+        down = t->add_link(cat("nic_down(", x.name, ")"), d);
+      }
     }
-    t->nic_up[size_t(h)] = int(t->links.size());
-    t->links.push_back({cat("nic_up(", x.name, ")"), up});
-    t->nic_down[size_t(h)] = int(t->links.size());
-    t->links.push_back({cat("nic_down(", x.name, ")"), down});
+    t->add_host(switch_of[size_t(sn)], x.name, up, down);
   }
   std::vector<double> up(size_t(S), 0);
   std::vector<bool> duplex(size_t(S), false);
@@ -131,19 +184,14 @@ void ProfileModel::build_topology(const Profile& p) {
     for (int s : {c.a, c.b})
       if (r > up[size_t(s)]) up[size_t(s)] = r, duplex[size_t(s)] = full;
   }
-  t->uplink_out.assign(size_t(S), -1);
-  t->uplink_in.assign(size_t(S), -1);
   for (int a = 0; a < S; ++a) {
-    t->subnet_names.push_back(cat("subnet ", a));
     if (!(up[size_t(a)] > 0)) continue;
+    NetNode& sw = t->nodes[size_t(switch_of[size_t(a)])];
     if (duplex[size_t(a)]) {
-      t->uplink_out[size_t(a)] = int(t->links.size());
-      t->links.push_back({cat("uplink_out(subnet ", a, ")"), up[size_t(a)]});
-      t->uplink_in[size_t(a)] = int(t->links.size());
-      t->links.push_back({cat("uplink_in(subnet ", a, ")"), up[size_t(a)]});
+      sw.up = t->add_link(cat("uplink_out(subnet ", a, ")"), up[size_t(a)]);
+      sw.down = t->add_link(cat("uplink_in(subnet ", a, ")"), up[size_t(a)]);
     } else {
-      t->uplink_out[size_t(a)] = t->uplink_in[size_t(a)] = int(t->links.size());
-      t->links.push_back({cat("uplink(subnet ", a, ")"), up[size_t(a)]});
+      sw.up = sw.down = t->add_link(cat("uplink(subnet ", a, ")"), up[size_t(a)]);
     }
   }
   // How flows of different latencies share a link, as the probe found,
@@ -155,10 +203,12 @@ void ProfileModel::build_topology(const Profile& p) {
     t->latency_sharing = sharing_exponent(sh, link(hosts_[size_t(sh.near)].subnet, sr).Xc,
                                           link(hosts_[size_t(sh.far)].subnet, sr).Xc);
   }
-  // The backplane the probe found: one link all traffic between hosts shares.
+  // The backplane the probe found: one link all traffic between hosts
+  // shares — every switch's fabric, crossed once by a message.
   if (p.backplane.bandwidth > 0 && H > 1) {
-    t->backplane = int(t->links.size());
-    t->links.push_back({"backplane", p.backplane.bandwidth});
+    const int backplane = t->add_link("backplane", p.backplane.bandwidth);
+    t->nodes[0].fabric = backplane;
+    for (int a = 0; a < S; ++a) t->nodes[size_t(switch_of[size_t(a)])].fabric = backplane;
   }
   // Classes whose pair took turns: a connection of two of their ranks
   // carries one direction at a time, at the fastest a message of the class
@@ -251,8 +301,15 @@ MessageCost ProfileModel::message(int src, int dst, uint64_t bytes) const {
                          " is not one of them"));
   const Host& s = hosts_[size_t(src)];
   const Host& r = hosts_[size_t(dst)];
-  const Link& l = src == dst ? shm_ : link(s.subnet, r.subnet);
   const double m = double(bytes);
+  if (tree_ && src != dst) {
+    // The path's links: its slowest link's rate (a host's interface is its
+    // leaf's edge), its latencies summed.
+    const double wire = std::max(0.0, 1 / topo_->path_bandwidth(src, dst) - r.Rm) * m;
+    const double send = s.Sc + wire;
+    return {send, send + topo_->path_latency(src, dst), r.Rc + r.Rm * m, wire};
+  }
+  const Link& l = src == dst ? shm_ : link(s.subnet, r.subnet);
   // The one-way time of a large message is latency + m / bandwidth, of
   // which the receiver's copy is R_m·m: the rest is on the wire (the
   // sender's per-byte cost S_m overlaps it: it is inside the measured

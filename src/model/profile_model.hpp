@@ -1,6 +1,18 @@
 // The runtime's model of a probed machine (HETCOLL_PROFILE=FILE): built from
-// a profile (model/profile.hpp), compact — per host and per class of host
-// pairs, O(hosts + subnets²), never a rank × rank matrix.
+// a profile (model/profile.hpp), compact — per host and per node and link
+// of the network's tree (version 2), or per class of host pairs (version
+// 1), O(hosts + subnets²); never a rank × rank matrix.
+//
+// Version 2: a message of m bytes from host i to host j crosses the path
+// of the tree between them (model/topology.hpp):
+//
+//   wire   = (1/B(path) − R_m(j))·m        B: the path's slowest link
+//   send   = S_c(i) + wire
+//   arrive = send + L(path)                 L: its links' latencies summed
+//   recv   = R_c(j) + R_m(j)·m
+//
+// and the links are the tree's, as the probe measured them. The rest of
+// this comment is version 1's: the network as classes of pairs.
 //
 // Its "ranks" are the profile's hosts: the runtime maps each rank of a
 // communicator to the index of its host (by host name), so two ranks of one
@@ -141,7 +153,9 @@ class ProfileModel : public MachineModel {
     double per_byte = 0;  // s/B: 1 / the class's bandwidth
   };
   const Link& link(int a, int b) const;
-  void build_topology(const Profile& p);
+  void build_topology(const Profile& p);  // version 1: from the classes
+  void build_tree(const Profile& p);      // version 2: the profile's tree
+  bool tree_ = false;
   std::vector<Host> hosts_;
   std::vector<int> probe_host_of_rank_;  // the measuring job's layout
   std::unordered_map<std::string, int> index_;

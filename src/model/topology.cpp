@@ -2,57 +2,177 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "util/error.hpp"
 
 namespace hetcoll {
 
-int Topology::route(int a, int b, int out[kMaxRoute]) const {
-  const int ha = host_of(a), hb = host_of(b);
+Topology::Topology() {
+  NetNode root;
+  root.name = "network";
+  nodes.push_back(root);
+}
+
+int Topology::add_link(std::string name, double bandwidth, double latency) {
+  links.push_back({std::move(name), bandwidth, latency});
+  return int(links.size()) - 1;
+}
+
+int Topology::add_switch(int parent, std::string name, int up, int down, int fabric) {
+  NetNode n;
+  n.name = std::move(name);
+  n.parent = parent;
+  n.up = up;
+  n.down = down;
+  n.fabric = fabric;
+  n.depth = parent >= 0 && parent < int(nodes.size()) ? nodes[size_t(parent)].depth + 1 : 0;
+  nodes.push_back(std::move(n));
+  return int(nodes.size()) - 1;
+}
+
+int Topology::add_host(int parent, std::string name, int up, int down) {
+  const int id = add_switch(parent, std::move(name), up, down);
+  nodes[size_t(id)].host = hosts();
+  node_of_host.push_back(id);
+  return hosts() - 1;
+}
+
+int Topology::depth() const {
+  int d = 0;
+  for (int n : node_of_host) d = std::max(d, nodes[size_t(n)].depth);
+  return d;
+}
+
+int Topology::ancestor(int n, int d) const {
+  while (nodes[size_t(n)].depth > d) n = nodes[size_t(n)].parent;
+  return n;
+}
+
+namespace {
+// Walks the path from leaf x to leaf y: calls visit(link) for the edges up
+// from x, every switch's fabric on the way, the edges down to y — in order,
+// a link more than once where it stands in several places.
+template <class Visit>
+void walk(const std::vector<NetNode>& nodes, int x, int y, Visit&& visit) {
+  int below[2 * Topology::kMaxDepth + 2];  // y's side, bottom up: its down edges and switches' fabrics
+  int nb = 0;
+  auto climb_x = [&] {
+    visit(nodes[size_t(x)].up);
+    x = nodes[size_t(x)].parent;
+    visit(nodes[size_t(x)].fabric);
+  };
+  auto climb_y = [&] {
+    below[nb++] = nodes[size_t(y)].down;
+    y = nodes[size_t(y)].parent;
+    below[nb++] = nodes[size_t(y)].fabric;
+  };
+  while (nodes[size_t(x)].depth > nodes[size_t(y)].depth) climb_x();
+  while (nodes[size_t(y)].depth > nodes[size_t(x)].depth) climb_y();
+  while (x != y) {
+    climb_x();
+    climb_y();
+  }
+  while (nb > 0) visit(below[--nb]);
+}
+}  // namespace
+
+int Topology::route_hosts(int ha, int hb, int out[kMaxRoute]) const {
   if (ha == hb) return 0;
   int n = 0;
-  auto add = [&](int l) {
-    if (l >= 0 && (never_limits.empty() || !never_limits[size_t(l)])) out[n++] = l;
-  };
-  add(nic_up[size_t(ha)]);
-  add(backplane);
-  const int sa = subnet_of_host[size_t(ha)], sb = subnet_of_host[size_t(hb)];
-  if (sa != sb) {
-    add(uplink_out[size_t(sa)]);
-    add(uplink_in[size_t(sb)]);
-  }
-  add(nic_down[size_t(hb)]);
+  walk(nodes, node_of_host[size_t(ha)], node_of_host[size_t(hb)], [&](int l) {
+    if (l < 0 || (!never_limits.empty() && never_limits[size_t(l)])) return;
+    for (int i = 0; i < n; ++i)
+      if (out[i] == l) return;
+    if (n == kMaxRoute) throw std::logic_error("topology: a route longer than kMaxRoute (check() bounds the depth)");
+    out[n++] = l;
+  });
   return n;
+}
+
+double Topology::path_latency(int ha, int hb) const {
+  if (ha == hb) return 0;
+  int seen[kMaxRoute];
+  int n = 0;
+  double sum = 0;
+  walk(nodes, node_of_host[size_t(ha)], node_of_host[size_t(hb)], [&](int l) {
+    if (l < 0) return;
+    for (int i = 0; i < n; ++i)
+      if (seen[i] == l) return;
+    if (n < kMaxRoute) seen[n++] = l;
+    sum += links[size_t(l)].latency;
+  });
+  return sum;
+}
+
+double Topology::path_bandwidth(int ha, int hb) const {
+  double least = INFINITY;
+  if (ha != hb)
+    walk(nodes, node_of_host[size_t(ha)], node_of_host[size_t(hb)], [&](int l) {
+      if (l >= 0) least = std::min(least, links[size_t(l)].bandwidth);
+    });
+  return least;
 }
 
 double Topology::connection_between(int a, int b) const {
   if (connection.empty() || host_of(a) == host_of(b)) return 0;
-  return connection[size_t(subnet_of(a)) * size_t(subnets()) + size_t(subnet_of(b))];
+  return connection[size_t(group_of(a)) * size_t(groups()) + size_t(group_of(b))];
 }
 
-// Only the hosts, subnets and links the group reaches, renumbered in the
-// order of the base's ids: a group of a few ranks of a machine of thousands
-// of hosts (a phase of a hierarchical collective) does not copy the machine.
-// What the group's messages cross, at what bandwidth, is unchanged; the
-// probe's ring keeps its order.
+void Topology::number_groups() {
+  // The switches under the root, in node order; hosts hanging off the root
+  // itself form one group together, after them.
+  group_nodes_.clear();
+  std::vector<int> group_of_node(nodes.size(), -1);
+  for (size_t n = 1; n < nodes.size(); ++n)
+    if (nodes[n].parent == 0 && nodes[n].host < 0) {
+      group_of_node[n] = int(group_nodes_.size());
+      group_nodes_.push_back(int(n));
+    }
+  int loose = -1;
+  group_of_leaf_.assign(node_of_host.size(), 0);
+  for (size_t h = 0; h < node_of_host.size(); ++h) {
+    const int top = ancestor(node_of_host[h], 1);
+    if (group_of_node[size_t(top)] >= 0) {
+      group_of_leaf_[h] = group_of_node[size_t(top)];
+      continue;
+    }
+    if (loose < 0) {
+      loose = int(group_nodes_.size());
+      group_nodes_.push_back(0);
+    }
+    group_of_leaf_[h] = loose;
+  }
+}
+
+// Only the hosts the group reaches and the switches above them, renumbered
+// in the order of the base's ids: a group of a few ranks of a machine of
+// thousands of hosts (a phase of a hierarchical collective) does not copy
+// the machine. What the group's messages cross, at what bandwidth, is
+// unchanged; the probe's ring keeps its order.
 std::shared_ptr<const Topology> Topology::mapped(const std::vector<int>& map) const {
   auto t = std::make_shared<Topology>();
+  t->nodes.clear();
   for (int r : map)
     if (r < 0 || r >= ranks())
       throw InputError(cat("rank map entry ", r, " is not a rank of the topology (", ranks(), " ranks)"));
-  // The group's hosts and subnets, ascending; a new id is a position there.
-  std::vector<int> used_hosts, used_subnets;
+  std::vector<int> used_hosts;
   used_hosts.reserve(map.size());
   for (int r : map) used_hosts.push_back(host_of(r));
   std::sort(used_hosts.begin(), used_hosts.end());
   used_hosts.erase(std::unique(used_hosts.begin(), used_hosts.end()), used_hosts.end());
-  for (int h : used_hosts) used_subnets.push_back(subnet_of_host[size_t(h)]);
-  std::sort(used_subnets.begin(), used_subnets.end());
-  used_subnets.erase(std::unique(used_subnets.begin(), used_subnets.end()), used_subnets.end());
-  auto new_id = [](const std::vector<int>& used, int old) {
-    return int(std::lower_bound(used.begin(), used.end(), old) - used.begin());
-  };
+  // The nodes on the way up from them, ascending: parents before children.
+  std::vector<char> used(nodes.size(), 0);
+  for (int h : used_hosts)
+    for (int n = node_of_host[size_t(h)]; n >= 0 && !used[size_t(n)]; n = nodes[size_t(n)].parent) used[size_t(n)] = 1;
+  std::vector<int> new_node(nodes.size(), -1);
+  std::vector<int> kept;
+  for (size_t n = 0; n < nodes.size(); ++n)
+    if (used[n]) {
+      new_node[n] = int(kept.size());
+      kept.push_back(int(n));
+    }
   std::unordered_map<int, int> link_new;
   auto link = [&](int l) -> int {
     if (l < 0) return -1;
@@ -63,27 +183,43 @@ std::shared_ptr<const Topology> Topology::mapped(const std::vector<int>& map) co
     }
     return it->second;
   };
-  for (int sn : used_subnets) {
-    t->uplink_out.push_back(link(uplink_out[size_t(sn)]));
-    t->uplink_in.push_back(link(uplink_in[size_t(sn)]));
-    if (!subnet_names.empty()) t->subnet_names.push_back(subnet_names[size_t(sn)]);
+  for (int n : kept) {
+    NetNode x = nodes[size_t(n)];
+    x.parent = x.parent >= 0 ? new_node[size_t(x.parent)] : -1;
+    x.up = x.down = x.fabric = -1;
+    x.host = -1;
+    t->nodes.push_back(std::move(x));
+  }
+  // Links numbered switches' edges first, then the hosts', then fabrics.
+  for (size_t k = 0; k < kept.size(); ++k) {
+    const NetNode& x = nodes[size_t(kept[k])];
+    if (x.host >= 0) continue;
+    t->nodes[k].up = link(x.up);
+    t->nodes[k].down = link(x.down);
   }
   for (int h : used_hosts) {
-    t->subnet_of_host.push_back(new_id(used_subnets, subnet_of_host[size_t(h)]));
-    t->nic_up.push_back(link(nic_up[size_t(h)]));
-    t->nic_down.push_back(link(nic_down[size_t(h)]));
-    if (!host_names.empty()) t->host_names.push_back(host_names[size_t(h)]);
+    const int n = node_of_host[size_t(h)];
+    NetNode& x = t->nodes[size_t(new_node[size_t(n)])];
+    x.up = link(nodes[size_t(n)].up);
+    x.down = link(nodes[size_t(n)].down);
+    x.host = t->hosts();
+    t->node_of_host.push_back(new_node[size_t(n)]);
   }
-  t->backplane = link(backplane);
+  for (size_t k = 0; k < kept.size(); ++k) t->nodes[k].fabric = link(nodes[size_t(kept[k])].fabric);
+  auto new_host = [&](int old) {
+    return int(std::lower_bound(used_hosts.begin(), used_hosts.end(), old) - used_hosts.begin());
+  };
   t->latency_sharing = latency_sharing;
   t->host_of_rank.resize(map.size());
-  for (size_t i = 0; i < map.size(); ++i) t->host_of_rank[i] = new_id(used_hosts, host_of(map[i]));
+  for (size_t i = 0; i < map.size(); ++i) t->host_of_rank[i] = new_host(host_of(map[i]));
+  t->number_groups();
   if (!connection.empty()) {
-    const size_t S = used_subnets.size(), B = size_t(subnets());
-    t->connection.resize(S * S);
-    for (size_t a = 0; a < S; ++a)
-      for (size_t b = 0; b < S; ++b)
-        t->connection[a * S + b] = connection[size_t(used_subnets[a]) * B + size_t(used_subnets[b])];
+    const size_t G = size_t(t->groups()), B = size_t(groups());
+    std::vector<int> old_group(G);
+    for (int h = 0; h < t->hosts(); ++h) old_group[size_t(t->group_of_host(h))] = group_of_host(used_hosts[size_t(h)]);
+    t->connection.resize(G * G);
+    for (size_t a = 0; a < G; ++a)
+      for (size_t b = 0; b < G; ++b) t->connection[a * G + b] = connection[size_t(old_group[a]) * B + size_t(old_group[b])];
   }
   if (!ring_position.empty()) {  // the group's hosts in the ring's order
     std::vector<int> order(used_hosts.size());
@@ -98,42 +234,73 @@ std::shared_ptr<const Topology> Topology::mapped(const std::vector<int>& map) co
 }
 
 void Topology::settle() {
+  number_groups();
   never_limits.assign(links.size(), 0);
   auto bw = [&](int l) { return l < 0 ? INFINITY : links[size_t(l)].bandwidth; };
-  // What the interfaces can feed in all, and per subnet.
-  double up_all = 0, down_all = 0;
-  std::vector<double> up(size_t(subnets()), 0.0), down(size_t(subnets()), 0.0);
-  for (int h = 0; h < hosts(); ++h) {
-    const size_t s = size_t(subnet_of_host[size_t(h)]);
-    up[s] += bw(nic_up[size_t(h)]);
-    down[s] += bw(nic_down[size_t(h)]);
-    up_all += bw(nic_up[size_t(h)]);
-    down_all += bw(nic_down[size_t(h)]);
+  // What the interfaces below each node can feed, each way (children after
+  // their parents: one pass from the last node up).
+  std::vector<double> up(nodes.size(), 0.0), down(nodes.size(), 0.0);
+  std::vector<char> feeds(links.size(), 0);  // a host's own edge: never marked
+  for (int n : node_of_host) {
+    up[size_t(n)] = bw(nodes[size_t(n)].up);
+    down[size_t(n)] = bw(nodes[size_t(n)].down);
+    for (int l : {nodes[size_t(n)].up, nodes[size_t(n)].down})
+      if (l >= 0) feeds[size_t(l)] = 1;
   }
-  // Every message between hosts leaves through one interface and enters
-  // through one.
-  if (backplane >= 0 && bw(backplane) >= std::min(up_all, down_all)) never_limits[size_t(backplane)] = 1;
-  for (int s = 0; s < subnets(); ++s) {
-    const int out = uplink_out[size_t(s)], in = uplink_in[size_t(s)];
-    if (out >= 0 && out == in) {  // both directions share it
-      if (bw(out) >= up[size_t(s)] + down[size_t(s)]) never_limits[size_t(out)] = 1;
-      continue;
-    }
-    if (out >= 0 && bw(out) >= up[size_t(s)]) never_limits[size_t(out)] = 1;
-    if (in >= 0 && bw(in) >= down[size_t(s)]) never_limits[size_t(in)] = 1;
+  for (size_t n = nodes.size(); n-- > 1;) {
+    up[size_t(nodes[n].parent)] += up[n];
+    down[size_t(nodes[n].parent)] += down[n];
   }
+  // The most each link can be asked to carry: an edge, what its subtree's
+  // interfaces send out (up) or take in (down), both where one link
+  // serves both ways; a fabric, what the subtrees of the topmost switches
+  // having it send and take in, never more than all interfaces send or
+  // take in (every message leaves through one and enters through one).
+  std::vector<double> demand(links.size(), 0.0);
+  for (size_t n = 1; n < nodes.size(); ++n) {
+    const NetNode& x = nodes[n];
+    if (x.host >= 0) continue;
+    if (x.up >= 0) demand[size_t(x.up)] += up[n];
+    if (x.down >= 0) demand[size_t(x.down)] += down[n];
+  }
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    const int f = nodes[n].fabric;
+    if (f < 0) continue;
+    bool topmost = true;
+    for (int a = nodes[n].parent; a >= 0 && topmost; a = nodes[size_t(a)].parent) topmost = nodes[size_t(a)].fabric != f;
+    if (topmost) demand[size_t(f)] += std::min(up[n] + down[n], std::min(up[0], down[0]));
+  }
+  for (size_t l = 0; l < links.size(); ++l)
+    if (!feeds[l] && demand[l] > 0 && bw(int(l)) >= demand[l]) never_limits[l] = 1;
 }
 
 void Topology::check() const {
-  const int H = hosts(), S = subnets(), L = int(links.size());
+  const int H = hosts(), N = int(nodes.size()), L = int(links.size());
   auto link_ok = [&](int l) { return l >= -1 && l < L; };
+  if (N == 0 || nodes[0].parent != -1 || nodes[0].depth != 0 || nodes[0].host >= 0)
+    throw InputError("topology: node 0 must be the root, a switch");
+  for (int n = 1; n < N; ++n) {
+    const NetNode& x = nodes[size_t(n)];
+    if (x.parent < 0 || x.parent >= n)
+      throw InputError(cat("topology: node ", x.name, " has parent ", x.parent, " (a node before it is needed)"));
+    if (nodes[size_t(x.parent)].host >= 0)
+      throw InputError(cat("topology: node ", x.name, " hangs off host ", nodes[size_t(x.parent)].name));
+    if (x.depth != nodes[size_t(x.parent)].depth + 1) throw InputError(cat("topology: node ", x.name, " has a wrong depth"));
+    if (x.depth > kMaxDepth) throw InputError(cat("topology: node ", x.name, " is deeper than ", kMaxDepth, " levels"));
+  }
+  for (int n = 0; n < N; ++n) {
+    const NetNode& x = nodes[size_t(n)];
+    if (!link_ok(x.up) || !link_ok(x.down) || !link_ok(x.fabric))
+      throw InputError(cat("topology: node ", x.name, " names a link that does not exist"));
+    if (x.host >= 0 && (x.host >= H || node_of_host[size_t(x.host)] != n))
+      throw InputError(cat("topology: leaf ", x.name, " is not host ", x.host, "'s"));
+  }
+  for (int h = 0; h < H; ++h) {
+    const int n = node_of_host[size_t(h)];
+    if (n <= 0 || n >= N || nodes[size_t(n)].host != h) throw InputError(cat("topology: host ", h, " has no leaf of its own"));
+  }
   for (int h : host_of_rank)
     if (h < 0 || h >= H) throw InputError(cat("topology: rank on host ", h, " of ", H));
-  if (int(nic_up.size()) != H || int(nic_down.size()) != H)
-    throw InputError("topology: one interface entry per host is needed");
-  if (int(uplink_in.size()) != S) throw InputError("topology: one uplink entry per subnet is needed");
-  for (int s : subnet_of_host)
-    if (s < 0 || s >= S) throw InputError(cat("topology: host in subnet ", s, " of ", S));
   if (!ring_position.empty()) {
     if (int(ring_position.size()) != H) throw InputError("topology: the ring needs one position per host");
     std::vector<bool> seen(size_t(H), false);
@@ -142,29 +309,31 @@ void Topology::check() const {
       seen[size_t(x)] = true;
     }
   }
-  for (int h = 0; h < H; ++h)
-    if (!link_ok(nic_up[size_t(h)]) || !link_ok(nic_down[size_t(h)]))
-      throw InputError(cat("topology: host ", h, " names a link that does not exist"));
-  for (int s = 0; s < S; ++s)
-    if (!link_ok(uplink_out[size_t(s)]) || !link_ok(uplink_in[size_t(s)]))
-      throw InputError(cat("topology: subnet ", s, " names a link that does not exist"));
-  if (!link_ok(backplane)) throw InputError("topology: the backplane names a link that does not exist");
   if (!(latency_sharing >= 0 && latency_sharing <= kMaxLatencySharing))
     throw InputError(cat("topology: latency sharing exponent ", latency_sharing, " (must be 0 … ", kMaxLatencySharing, ")"));
   if (!connection.empty()) {
-    if (connection.size() != size_t(S) * size_t(S))
-      throw InputError("topology: one connection rate per pair of subnets is needed");
-    for (int a = 0; a < S; ++a)
-      for (int b = 0; b < S; ++b) {
-        const double x = connection[size_t(a) * size_t(S) + size_t(b)];
-        if (!(x >= 0) || !std::isfinite(x) || x != connection[size_t(b) * size_t(S) + size_t(a)])
-          throw InputError(cat("topology: the connection rate between subnets ", a, " and ", b, " is ", x,
+    // Groups as settle() numbers them: switches under the root, then one
+    // for hosts directly under it.
+    size_t G = 0;
+    bool loose = false;
+    for (int n = 1; n < N; ++n)
+      if (nodes[size_t(n)].parent == 0) (nodes[size_t(n)].host < 0 ? ++G : (loose = true, G));
+    G += loose;
+    if (connection.size() != G * G) throw InputError("topology: one connection rate per pair of groups is needed");
+    for (size_t a = 0; a < G; ++a)
+      for (size_t b = 0; b < G; ++b) {
+        const double x = connection[a * G + b];
+        if (!(x >= 0) || !std::isfinite(x) || x != connection[b * G + a])
+          throw InputError(cat("topology: the connection rate between groups ", a, " and ", b, " is ", x,
                                " (must be finite, not negative, the same both ways)"));
       }
   }
-  for (const NetLink& l : links)
+  for (const NetLink& l : links) {
     if (!(l.bandwidth > 0) || !std::isfinite(l.bandwidth))
       throw InputError(cat("topology: link ", l.name, " has bandwidth ", l.bandwidth, " (must be positive)"));
+    if (!(l.latency >= 0) || !std::isfinite(l.latency))
+      throw InputError(cat("topology: link ", l.name, " has latency ", l.latency, " (must be finite, not negative)"));
+  }
 }
 
 bool Topology::multi_host() const {
@@ -173,9 +342,9 @@ bool Topology::multi_host() const {
   return false;
 }
 
-bool Topology::multi_subnet() const {
+bool Topology::multi_group() const {
   for (size_t r = 0; r < host_of_rank.size(); ++r)
-    if (subnet_of(int(r)) != subnet_of(0)) return true;
+    if (group_of(int(r)) != group_of(0)) return true;
   return false;
 }
 

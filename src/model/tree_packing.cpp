@@ -12,20 +12,11 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The hosts' links (-1: none, or one that never limits) and their lengths.
+// The hosts' routes (the topology's: links that never limit left out) and
+// the links' lengths.
 class Net {
  public:
   Net(const Topology& t, TreeDirection dir) : t_(t), dir_(dir), H_(t.hosts()) {
-    auto use = [&](int l) { return l >= 0 && (t.never_limits.empty() || !t.never_limits[size_t(l)]) ? l : -1; };
-    for (int h = 0; h < H_; ++h) {
-      up_.push_back(use(t.nic_up[size_t(h)]));
-      down_.push_back(use(t.nic_down[size_t(h)]));
-    }
-    for (int s = 0; s < t.subnets(); ++s) {
-      out_.push_back(use(t.uplink_out[size_t(s)]));
-      in_.push_back(use(t.uplink_in[size_t(s)]));
-    }
-    bp_ = use(t.backplane);
     len_.resize(t.links.size());
     for (size_t l = 0; l < len_.size(); ++l) len_[l] = 1 / std::max(t.links[l].bandwidth, 1e-300);
   }
@@ -37,24 +28,12 @@ class Net {
   }
   // The links a tree edge parent → child crosses (its data flows parent →
   // child when out, child → parent when in), into ids; returns how many.
-  int links(int parent, int child, int ids[5]) const {
+  int links(int parent, int child, int ids[Topology::kMaxRoute]) const {
     const int a = dir_ == TreeDirection::out ? parent : child, b = dir_ == TreeDirection::out ? child : parent;
-    int n = 0;
-    auto add = [&](int l) {
-      if (l >= 0) ids[n++] = l;
-    };
-    add(up_[size_t(a)]);
-    add(bp_);
-    const int sa = t_.subnet_of_host[size_t(a)], sb = t_.subnet_of_host[size_t(b)];
-    if (sa != sb) {
-      add(out_[size_t(sa)]);
-      add(in_[size_t(sb)]);
-    }
-    add(down_[size_t(b)]);
-    return n;
+    return t_.route_hosts(a, b, ids);
   }
   double cost(int parent, int child) const {
-    int ids[5];
+    int ids[Topology::kMaxRoute];
     int n = links(parent, child, ids);
     double c = 0;
     for (int i = 0; i < n; ++i) c += len_[size_t(ids[i])];
@@ -69,7 +48,7 @@ class Net {
   // How many of the tree's edges cross each link.
   std::vector<int> usage(const std::vector<int>& parent) const {
     std::vector<int> u(len_.size(), 0);
-    int ids[5];
+    int ids[Topology::kMaxRoute];
     for (int h = 0; h < H_; ++h) {
       if (parent[size_t(h)] < 0) continue;
       int n = links(parent[size_t(h)], h, ids);
@@ -103,8 +82,6 @@ class Net {
   const Topology& t_;
   TreeDirection dir_;
   int H_;
-  std::vector<int> up_, down_, out_, in_;
-  int bp_ = -1;
   std::vector<double> len_;
 };
 
@@ -229,7 +206,7 @@ TreePacking pack_trees(const Topology& t, int root_host, TreeDirection dir, int 
   Net net(t, dir);
   // Multiplicative weights over the cheapest trees.
   constexpr double eps = 0.2;
-  const int rounds = std::min(96, 24 + 4 * t.subnets());
+  const int rounds = std::min(96, 24 + 4 * t.groups());
   std::map<std::vector<int>, size_t> index;
   std::vector<std::vector<int>> found;
   std::vector<double> weight;

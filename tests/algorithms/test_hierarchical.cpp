@@ -233,15 +233,15 @@ struct Crossing {
 };
 Crossing crossing(const Schedule& s, const Topology& t) {
   Crossing x;
-  x.out.assign(size_t(t.subnets()), 0);
-  x.in.assign(size_t(t.subnets()), 0);
+  x.out.assign(size_t(t.groups()), 0);
+  x.in.assign(size_t(t.groups()), 0);
   std::set<std::pair<int, int>> pairs;
   for (int r = 0; r < s.nranks(); ++r)
     for (size_t i = 0; i < s.num_ops(r); ++i) {
       const Op& o = s.op(r, i);
-      if (o.kind != OpKind::send || t.subnet_of(r) == t.subnet_of(o.peer)) continue;
-      x.out[size_t(t.subnet_of(r))] += o.len;
-      x.in[size_t(t.subnet_of(o.peer))] += o.len;
+      if (o.kind != OpKind::send || t.group_of(r) == t.group_of(o.peer)) continue;
+      x.out[size_t(t.group_of(r))] += o.len;
+      x.in[size_t(t.group_of(o.peer))] += o.len;
       pairs.insert({r, o.peer});
     }
   for (auto& p : pairs) x.both_ways |= pairs.count({p.second, p.first}) > 0;
@@ -259,7 +259,7 @@ TEST(Hierarchical, SharesCrossEachUplinkAsTheClosedFormSays) {
   Profile probed = load_profile(std::string(HETCOLL_SOURCE_DIR) + "/bench/results/netns/profile.json", false);
   ModelPtr m = group_model(std::make_shared<ProfileModel>(probed, "profile:test"), {}, 11);
   const Topology& t = *m->topology();
-  ASSERT_EQ(t.subnets(), 3);
+  ASSERT_EQ(t.groups(), 3);
   const uint64_t M = 1 << 20;
   for (int pieces : {1, 4, 16}) {
     const Collective c = Collective::make(CollOp::allreduce, 11, M / 8, 0, 8);
@@ -285,7 +285,7 @@ TEST(Hierarchical, SharesCrossEachUplinkAsTheClosedFormSays) {
       }
     }
     EXPECT_NEAR(owners, 3.0, 1e-4) << spec;
-    EXPECT_EQ(t.subnet_of(8), slow) << "the 50 Mbit/s subnet (ranks 8-10) owns nothing";
+    EXPECT_EQ(t.group_of(8), slow) << "the 50 Mbit/s subnet (ranks 8-10) owns nothing";
     EXPECT_FALSE(x.both_ways) << spec;
   }
   // Where it is priced: below the ring, whose pairs of subnets carry 4/3 of

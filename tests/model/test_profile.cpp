@@ -16,7 +16,18 @@
 #include "../support/sample_profile.hpp"
 
 using namespace hetcoll;
+using hetcoll::testing::sample_network_profile;
 using hetcoll::testing::sample_profile;
+
+namespace {
+// A profile's network as its tree holds it: a host's interface each way,
+// a subnet's (group's) uplink each way, the backplane (the root's fabric).
+int nic_up(const Topology& t, int h) { return t.nodes[size_t(t.node_of_host[size_t(h)])].up; }
+int nic_down(const Topology& t, int h) { return t.nodes[size_t(t.node_of_host[size_t(h)])].down; }
+int uplink_out(const Topology& t, int s) { return t.nodes[size_t(t.group_node(s))].up; }
+int uplink_in(const Topology& t, int s) { return t.nodes[size_t(t.group_node(s))].down; }
+int backplane(const Topology& t) { return t.nodes[0].fabric; }
+}  // namespace
 
 namespace {
 
@@ -199,8 +210,8 @@ TEST(Profile, HostileInputIsRefusedWithAClearMessage) {
     expect_refused(good.substr(0, cut), "not valid JSON");
   expect_refused("[]", "top level");
   expect_refused("{\"format\": \"something else\"}", "not a hetcoll profile");
-  expect_refused(edited("\"version\": 1", "\"version\": 2"), "schema version 2");
-  expect_refused(edited("\"version\": 1", "\"version\": \"1\""), "version is not a whole number");
+  expect_refused(edited("\"version\": 2", "\"version\": 3"), "schema version 3");
+  expect_refused(edited("\"version\": 2", "\"version\": \"1\""), "version is not a whole number");
   expect_refused(std::string(100000, '[') + std::string(100000, ']'), "nested deeper");
   expect_refused(edited("\"ranks\": 5", "\"ranks\": 1e999"), "");
   expect_refused(edited("\"ranks\": 5", "\"ranks\": NaN"), "not valid JSON");
@@ -214,15 +225,15 @@ TEST(Profile, HostileInputIsRefusedWithAClearMessage) {
   expect_refused(edited("\"mode\": \"concurrent\"", "\"mode\": \"psychic\""), "not concurrent");
   expect_refused(edited("\"small_min\": [", "\"small_min\": [0.0,"), "entries");
   expect_refused(edited("\"receives_use_cpu\": false", "\"receives_use_cpu\": 0"), "true or false");
-  // A 10^6-host claim: refused by its count, before anything is built.
+  // A 70 000-host claim: refused by its count, before anything is built.
   {
     std::string hosts = "[";
-    for (int i = 0; i < 5000; ++i) hosts += std::string(i ? "," : "") + "{}";
+    for (int i = 0; i < 70000; ++i) hosts += std::string(i ? "," : "") + "{}";
     hosts += "]";
     std::string t = profile_to_json(sample_profile());
     size_t a = t.find("\"hosts\": ["), b = t.find("\"pairs\"");
     t.replace(a, b - a, "\"hosts\": " + hosts + ",\n ");
-    expect_refused(t, "at most 4096");
+    expect_refused(t, "at most 65536");
   }
   {
     std::string big = "{\"format\": \"hetcoll-profile\", \"version\": 1, \"x\": [" + std::string(20 << 20, ' ') + "1]}";
@@ -395,11 +406,11 @@ TEST(ProfileModel, TheProbesBothWaysMeasurementSplitsLinks) {
     const Topology& t = *m.topology();
     const bool split = across >= 0.75 * 12.5e6;
     for (int s = 0; s < 2; ++s) {
-      ASSERT_GE(t.uplink_out[size_t(s)], 0);
-      EXPECT_EQ(t.uplink_out[size_t(s)] != t.uplink_in[size_t(s)], split) << across;
-      EXPECT_NEAR(t.links[size_t(t.uplink_in[size_t(s)])].bandwidth, 12.5e6, 1) << across;
+      ASSERT_GE(uplink_out(t, s), 0);
+      EXPECT_EQ(uplink_out(t, s) != uplink_in(t, s), split) << across;
+      EXPECT_NEAR(t.links[size_t(uplink_in(t, s))].bandwidth, 12.5e6, 1) << across;
     }
-    for (int h = 0; h < 4; ++h) EXPECT_NE(t.nic_up[size_t(h)], t.nic_down[size_t(h)]);
+    for (int h = 0; h < 4; ++h) EXPECT_NE(nic_up(t, h), nic_down(t, h));
     // Two messages crossing the uplinks in opposite directions at once: a
     // shared uplink halves each, split ones do not.
     const uint64_t mb = 1 << 20;
@@ -419,7 +430,7 @@ TEST(ProfileModel, TheProbesBothWaysMeasurementSplitsLinks) {
   // Inside a subnet, both ways at a third of one way: each host's interface
   // one link for both directions.
   ProfileModel m(duplex_profile(0, 0.3 * 1.25e8), "profile:test");
-  for (int h = 0; h < 4; ++h) EXPECT_EQ(m.topology()->nic_up[size_t(h)], m.topology()->nic_down[size_t(h)]);
+  for (int h = 0; h < 4; ++h) EXPECT_EQ(nic_up(*m.topology(), h), nic_down(*m.topology(), h));
 }
 
 TEST(ProfileModel, EachHostHasItsOwnInterface) {
@@ -440,10 +451,10 @@ TEST(ProfileModel, EachHostHasItsOwnInterface) {
   ProfileModel m(q, "profile:nics");
   const Topology& t = *m.topology();
   // Full duplex (against the pair it measured, not the class's median).
-  for (int h = 0; h < 2; ++h) EXPECT_NE(t.nic_up[size_t(h)], t.nic_down[size_t(h)]);
-  EXPECT_NEAR(t.links[size_t(t.nic_up[0])].bandwidth, 1.25e7, 1);
-  EXPECT_NEAR(t.links[size_t(t.nic_down[0])].bandwidth, 1.25e7, 1);
-  EXPECT_NEAR(t.links[size_t(t.nic_up[1])].bandwidth, 1.25e8, 1);
+  for (int h = 0; h < 2; ++h) EXPECT_NE(nic_up(t, h), nic_down(t, h));
+  EXPECT_NEAR(t.links[size_t(nic_up(t, 0))].bandwidth, 1.25e7, 1);
+  EXPECT_NEAR(t.links[size_t(nic_down(t, 0))].bandwidth, 1.25e7, 1);
+  EXPECT_NEAR(t.links[size_t(nic_up(t, 1))].bandwidth, 1.25e8, 1);
   // A message from or to node0 moves at its interface; others at the class's.
   const uint64_t mb = 1 << 20;
   const double slow = double(mb) / 1.25e7, fast = double(mb) / 1.25e8;
@@ -453,7 +464,7 @@ TEST(ProfileModel, EachHostHasItsOwnInterface) {
   // Older profiles (no interface rates): the class's rate for every host.
   Profile old = sample_profile();
   ProfileModel mo(parse_profile(profile_to_json(old)), "profile:old");
-  EXPECT_NEAR(mo.topology()->links[size_t(mo.topology()->nic_up[0])].bandwidth, 1.25e8, 1);
+  EXPECT_NEAR(mo.topology()->links[size_t(nic_up(*mo.topology(), 0))].bandwidth, 1.25e8, 1);
   // Hostile values are refused, naming the field.
   expect_refused(edited("\"nic_up\": 0.0", "\"nic_up\": -5.0"), "nic_up");
 }
@@ -466,7 +477,7 @@ TEST(Profile, OptionalFieldsOfOlderProfilesAndTheirBounds) {
   const Profile q = parse_profile(old);
   for (const PairClass& c : q.classes) EXPECT_EQ(c.bandwidth_both_ways, 0);
   ProfileModel m(q, "profile:old");
-  EXPECT_EQ(m.topology()->uplink_out[0], m.topology()->uplink_in[0]);
+  EXPECT_EQ(uplink_out(*m.topology(), 0), uplink_in(*m.topology(), 0));
   expect_refused(edited("\"bandwidth_both_ways\": 0.0", "\"bandwidth_both_ways\": -1.0"), "outside");
   expect_refused(edited("\"bandwidth_both_ways\": 0.0", "\"bandwidth_both_ways\": \"fast\""), "not a number");
   // A measured decision's timing: Fig. 2 when absent, one of two names.
@@ -611,7 +622,7 @@ TEST(ProfileModel, TheProbesBackplaneIsALinkAllTrafficBetweenHostsShares) {
     const Profile q = parse_profile(profile_to_json(p));
     EXPECT_EQ(q.backplane.flows, 2);
     EXPECT_EQ(q.backplane.bandwidth, 0);
-    EXPECT_EQ(ProfileModel(q, "profile:test").topology()->backplane, -1);
+    EXPECT_EQ(backplane(*ProfileModel(q, "profile:test").topology()), -1);
     EXPECT_EQ(parse_profile(profile_to_json(sample_profile())).backplane.flows, 0);
   }
   // Found at 100 MB/s: the link, on every route between two hosts and on
@@ -622,13 +633,13 @@ TEST(ProfileModel, TheProbesBackplaneIsALinkAllTrafficBetweenHostsShares) {
   EXPECT_DOUBLE_EQ(q.backplane.bandwidth, 1e8);
   ProfileModel m(q, "profile:test");
   const Topology& t = *m.topology();
-  ASSERT_GE(t.backplane, 0);
-  EXPECT_DOUBLE_EQ(t.links[size_t(t.backplane)].bandwidth, 1e8);
+  ASSERT_GE(backplane(t), 0);
+  EXPECT_DOUBLE_EQ(t.links[size_t(backplane(t))].bandwidth, 1e8);
   int links[Topology::kMaxRoute];
   for (int a = 0; a < t.ranks(); ++a)
     for (int b = 0; b < t.ranks(); ++b) {
       const int k = t.route(a, b, links);
-      const bool crosses = std::find(links, links + k, t.backplane) != links + k;
+      const bool crosses = std::find(links, links + k, backplane(t)) != links + k;
       EXPECT_EQ(crosses, t.host_of(a) != t.host_of(b)) << a << "->" << b;
     }
   // Two messages inside different subnets at once — ranks 1 → 2 (hosts 0
@@ -704,4 +715,108 @@ TEST(ProfileModel, TheProbesSharingWeighsLinksByLatency) {
   expect_refused(edited("\"far\": 2", "\"far\": 9", p), "outside");
   expect_refused(edited("\"far_shared\": ", "\"far_shared\": -", p), "outside");
   expect_refused(edited("\"measured\": 1", "\"measured\": 2", p), "outside");
+}
+
+TEST(Profile, NetworkTreeRoundTripsAndPricesThePath) {
+  // A version 2 profile: the tree, no pair matrices. It round-trips, and
+  // its model prices a message by its path: latencies summed, the slowest
+  // link's rate (less the receiver's copy, as for classes).
+  const Profile p = sample_network_profile(4);
+  const std::string text = profile_to_json(p);
+  EXPECT_EQ(text.find("\"pairs\": {"), std::string::npos);
+  const Profile q = parse_profile(text);
+  EXPECT_EQ(profile_to_json(q), text);
+  ASSERT_EQ(q.network.size(), 7u);
+  EXPECT_EQ(q.network[1].name, "rack0");
+  EXPECT_TRUE(q.network[1].shared);
+  EXPECT_EQ(q.network[6].host, 3);
+  EXPECT_EQ(q.network[3].up.how, "pair alone");
+  ProfileModel m(q, "sample");
+  const Topology& t = *m.topology();
+  EXPECT_EQ(t.depth(), 2);
+  EXPECT_EQ(t.group_of(0), t.group_of(1));
+  EXPECT_NE(t.group_of(1), t.group_of(2));
+  const uint64_t mb = 1'000'000;
+  const double Rm = q.hosts[3].Rm;
+  const MessageCost far = m.message(0, 3, mb), near = m.message(2, 3, mb);
+  EXPECT_NEAR(far.arrive - far.send, 1e-6 + 2e-6 + 2e-6 + 1e-6, 1e-12);
+  EXPECT_NEAR(near.arrive - near.send, 2e-6, 1e-12);
+  EXPECT_NEAR(far.wire, (1 / 50e6 - Rm) * double(mb), 1e-9);
+  EXPECT_NEAR(near.wire, (1 / 125e6 - Rm) * double(mb), 1e-9);
+  // Both hosts of rack 0 sending across at once share its uplink; inside
+  // rack 1 they do not. (Ranks: host 0 holds ranks 0 and 1, host h > 0
+  // rank h + 1.)
+  auto two = [&](int a, int b, int c, int d) {
+    Builder s(Collective::make(CollOp::alltoall, 5, mb), "two");
+    s.send(a, b, {Buf::in, 0, mb});
+    s.recv(b, a, {Buf::out, 0, mb});
+    s.send(c, d, {Buf::in, mb, mb});
+    s.recv(d, c, {Buf::out, mb, mb});
+    return simulate(s.finish(), m).makespan;
+  };
+  EXPECT_GT(two(0, 3, 2, 4), 1.9 * far.wire);
+  EXPECT_LT(two(3, 4, 4, 3), 1.1 * near.arrive + near.recv);
+}
+
+TEST(Profile, HostileNetworksAreRefused) {
+  const Profile p = sample_network_profile(4);
+  auto edit = [&](const std::string& from, const std::string& to) {
+    std::string t = profile_to_json(p);
+    const size_t k = t.find(from);
+    EXPECT_NE(k, std::string::npos) << from;
+    if (k != std::string::npos) t.replace(k, from.size(), to);
+    return t;
+  };
+  expect_refused(edit("\"parent\": -1", "\"parent\": 0"), "outside");
+  expect_refused(edit("\"parent\": 0", "\"parent\": 5"), "outside");                    // a parent after its child
+  expect_refused(edit("\"host\": 1", "\"host\": 0"), "two leaves");
+  expect_refused(edit("\"host\": 3", "\"host\": 4"), "outside");
+  expect_refused(edit("\"bandwidth\": 50000000.0", "\"bandwidth\": -1"), "outside");
+  expect_refused(edit("\"latency\": 2e-06", "\"latency\": \"soon\""), "not a number");
+  // A host's leaf missing.
+  {
+    Profile q = p;
+    q.network.pop_back();
+    expect_refused(profile_to_json(q), "has no leaf");
+  }
+  // A leaf under a host; a tree deeper than 16 levels.
+  {
+    Profile q = p;
+    q.network[6].parent = 5;
+    expect_refused(profile_to_json(q), "hangs off host");
+    Profile d = sample_network_profile(1);
+    NodeProfile leaf = d.network.back();
+    d.network.pop_back();
+    for (int i = 0; i < 17; ++i) {
+      NodeProfile sw;
+      sw.name = "level" + std::to_string(i);
+      sw.parent = int(d.network.size()) - 1;
+      sw.shared = true;
+      sw.up = sw.down = {1e9, 0, ""};
+      d.network.push_back(sw);
+    }
+    leaf.parent = int(d.network.size()) - 1;
+    d.network.push_back(leaf);
+    expect_refused(profile_to_json(d), "deeper than 16");
+  }
+}
+
+TEST(Profile, TheRuntimeLeavesThePairMatricesOutOfTheParse) {
+  // parse_profile(text, false) cuts the top-level "pairs" object out before
+  // parsing (its brackets checked, its contents not read); a "pairs" key
+  // elsewhere (every class has one) is read as always.
+  const std::string text = profile_to_json(sample_profile(6));
+  const Profile skipped = parse_profile(text, false);
+  EXPECT_TRUE(skipped.small.empty());
+  ASSERT_FALSE(skipped.classes.empty());
+  EXPECT_EQ(skipped.classes.back().pairs, 1);
+  EXPECT_EQ(profile_to_json(parse_profile(text, true)), text);
+  std::string junk = text;
+  junk.replace(junk.find("\"small_min\": ["), 14, "\"small_min\": [x, ");
+  expect_refused(junk, "not valid JSON");
+  EXPECT_TRUE(parse_profile(junk, false).small.empty());
+  std::string unclosed = text;
+  unclosed.erase(unclosed.find("\"small_min\": [") + 13, 1);  // one '[' fewer
+  expect_refused(unclosed, "not valid JSON");
+  EXPECT_THROW(parse_profile(unclosed, false), InputError);
 }

@@ -54,7 +54,7 @@ def _validate(doc):
 def test_the_probe_writes_a_profile_the_schema_accepts(local_profile):
     doc = json.loads(local_profile.read_text())
     _validate(doc)
-    assert doc["format"] == "hetcoll-profile" and doc["version"] == 1
+    assert doc["format"] == "hetcoll-profile" and doc["version"] == 2
     m = doc["measured"]
     assert m["ranks"] == 3 and m["mode"] == "concurrent" and m["repeats"] >= 1 and m["seconds"] > 0
     assert "Open MPI" in m["mpi"] or "MPICH" in m["mpi"]
@@ -78,7 +78,7 @@ def test_the_schema_rejects_what_the_reader_rejects(local_profile, tmp_path, run
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads(SCHEMA.read_text())
     doc = json.loads(local_profile.read_text())
-    bad = [("version", 2), ("hosts", []), ("measured", {**doc["measured"], "mode": "psychic"}),
+    bad = [("version", 3), ("hosts", []), ("measured", {**doc["measured"], "mode": "psychic"}),
            ("classes", [{**doc["classes"][0], "latency": -1.0}])]
     for key, value in bad:
         broken = {**doc, key: value}
@@ -95,7 +95,7 @@ def test_profile_commands(local_profile, run_cli):
     assert code == 0, err
     assert "1 hosts in 1 subnets" in out and "shared memory" in out and "Bruck's lambda" in out
     code, out, err = run_cli("profile", "show", str(local_profile), "--json")
-    assert code == 0 and json.loads(out)["version"] == 1
+    assert code == 0 and json.loads(out)["version"] == 2
     code, out, err = run_cli("subnets", str(local_profile))
     assert code == 0 and out.startswith("1 subnet of 1 hosts"), out + err
     code, out, err = run_cli("ring", str(local_profile), "--json")

@@ -9,7 +9,7 @@
 
 namespace hetcoll::testing {
 
-inline Profile sample_profile(int hosts = 4) {
+inline Profile sample_profile(int hosts = 4, bool pairs = true) {
   Profile p;
   p.created = "2026-11-23T00:00:00Z";
   p.tool = "test";
@@ -32,7 +32,7 @@ inline Profile sample_profile(int hosts = 4) {
     x.copy = 1e-10;
     p.hosts.push_back(x);
   }
-  const size_t n = size_t(hosts);
+  const size_t n = pairs ? size_t(hosts) : 0;
   p.small.assign(n * n, {});
   p.large.assign(n * n, {});
   for (size_t i = 0; i < n; ++i)
@@ -72,6 +72,39 @@ inline Profile sample_profile(int hosts = 4) {
   l.fit1 = {1e-6, 1.5, 1};
   l.fit2 = {1e-6, 1.0, 1};
   p.lambda.push_back(l);
+  return p;
+}
+
+// The sample's hosts as a version 2 tree, without pair matrices: racks of
+// `rack` hosts (0: one rack per subnet) under a spine; interfaces 125 MB/s
+// each way (1 µs), each rack's uplink 50 MB/s both ways (2 µs), the
+// spine's fabric 1 GB/s.
+inline Profile sample_network_profile(int hosts = 4, int rack = 0) {
+  Profile p = sample_profile(hosts, false);
+  p.version = 2;
+  NodeProfile root;
+  root.name = "spine";
+  root.fabric = {1e9, 0, "declared"};
+  p.network.push_back(root);
+  std::vector<int> rack_node;
+  const int racks = rack > 0 ? (hosts + rack - 1) / rack : p.subnet_count;
+  for (int s = 0; s < racks; ++s) {
+    NodeProfile r;
+    r.name = "rack" + std::to_string(s);
+    r.parent = 0;
+    r.shared = true;
+    r.up = r.down = {50e6, 2e-6, "declared"};
+    rack_node.push_back(int(p.network.size()));
+    p.network.push_back(r);
+  }
+  for (int h = 0; h < hosts; ++h) {
+    NodeProfile x;
+    x.name = p.hosts[size_t(h)].name;
+    x.parent = rack_node[size_t(rack > 0 ? h / rack : p.hosts[size_t(h)].subnet)];
+    x.host = h;
+    x.up = x.down = {125e6, 1e-6, "pair alone"};
+    p.network.push_back(x);
+  }
   return p;
 }
 
