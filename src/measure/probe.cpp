@@ -56,6 +56,7 @@
 #include "model/fit.hpp"
 #include "model/profile.hpp"
 #include "model/profile_model.hpp"
+#include "model/racks.hpp"
 #include "measure/program_args.hpp"
 #include "model/subnets.hpp"
 
@@ -531,6 +532,8 @@ class Probe {
   void subnets();
   void alone_pairs();
   void backplane();
+  std::vector<double> flow_rates(const std::vector<int>& to, uint64_t bytes);
+  void racks();
   void sharing();
   double far_message(int r, int n, int f, bool stream, uint64_t bytes);
   void overheads();
@@ -542,6 +545,7 @@ class Probe {
   void host_rows(Profile& p);
   void pair_classes(Profile& p, std::string& unmeasured);
   void backplane_of(Profile& p);
+  void rack_latencies(Profile& p);
 
   const Options& opt;
   uint64_t large;  // the bandwidth message; smaller when the budget cannot pay for it
@@ -568,6 +572,9 @@ class Probe {
   std::vector<int> bp_to;
   int bp_flows = 0;
   double bp_aggregate = 0;
+  // 4d. Racks by bandwidth (rank 0).
+  std::vector<RackProfile> found_racks;
+  std::vector<double> rack_nic;  // per host, its best rate in the shifts
   // 4c. Sharing (rank 0).
   Profile::Sharing shares;
   // 5. Overheads, 7. kernels: per host, kHostFields values.
@@ -594,6 +601,7 @@ int Probe::run() {
   subnets();
   alone_pairs();
   backplane();
+  racks();
   sharing();
   overheads();
   shared_memory();
@@ -831,6 +839,223 @@ void Probe::backplane() {
       quiet_barrier();
       bp_aggregate = best;
     }
+  }
+}
+
+// Flows at once: every host h with to[h] >= 0 sends `bytes` from its leader
+// to to[h]'s (a host receives at most one), each receiver answering with a
+// small message; per sender, the best of 2 repeats of its flow's rate,
+// bytes over (the time from a barrier to the answer, less two one-way
+// latencies of the pair). Rank 0 gets the rates (0 where no flow); every rank calls it.
+std::vector<double> Probe::flow_rates(const std::vector<int>& to, uint64_t bytes) {
+  std::vector<int> from(size_t(H), -1);
+  for (int h = 0; h < H; ++h)
+    if (to[size_t(h)] >= 0) from[size_t(to[size_t(h)])] = h;
+  std::vector<char> out(static_cast<size_t>(bytes), 1), in(static_cast<size_t>(bytes));
+  auto leader = [&](int host) { return hosts.ranks[size_t(host)][0]; };
+  std::vector<double> best(size_t(H), INFINITY), mine(static_cast<size_t>(H)), all(static_cast<size_t>(H));
+  for (int rep = 0; rep < 2; ++rep) {
+    std::fill(mine.begin(), mine.end(), 0.0);
+    quiet_barrier();
+    MPI_Barrier(g_comm);
+    const int me = hosts.mine, t = to[size_t(me)], f = from[size_t(me)];
+    if (hosts.leader() && (t >= 0 || f >= 0)) {
+      // The answer leaves as soon as the receive is in (not after this
+      // host's own send: a slow flow out would make the flow in look slow).
+      const double t0 = MPI_Wtime();
+      MPI_Request send = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
+      if (f >= 0) MPI_Irecv(in.data(), count_of(bytes), MPI_BYTE, leader(f), kData, g_comm, &recv);
+      if (t >= 0) MPI_Isend(out.data(), count_of(bytes), MPI_BYTE, leader(t), kData, g_comm, &send);
+      char ack = 0;
+      MPI_Request answer = MPI_REQUEST_NULL;
+      if (t >= 0) MPI_Irecv(&ack, 1, MPI_BYTE, leader(t), kDone, g_comm, &answer);
+      // Whichever comes first: the flow in (answer it), the answer to the
+      // flow out (its time).
+      MPI_Request pending[2] = {recv, answer};
+      char done = 0;
+      for (int left = (f >= 0) + (t >= 0); left > 0; --left) {
+        int which = MPI_UNDEFINED;
+        MPI_Waitany(2, pending, &which, MPI_STATUS_IGNORE);
+        if (which == 0) MPI_Send(&done, 1, MPI_BYTE, leader(f), kDone, g_comm);
+        if (which == 1) mine[size_t(me)] = MPI_Wtime() - t0;
+      }
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+    }
+    MPI_Reduce(mine.data(), all.data(), H, MPI_DOUBLE, MPI_MAX, 0, g_comm);
+    if (g_rank == 0)
+      for (int h = 0; h < H; ++h)
+        if (to[size_t(h)] >= 0 && all[size_t(h)] > 0) best[size_t(h)] = std::min(best[size_t(h)], all[size_t(h)]);
+  }
+  quiet_barrier();
+  std::vector<double> rate(size_t(H), 0.0);
+  if (g_rank == 0)
+    for (int h = 0; h < H; ++h) {
+      if (to[size_t(h)] < 0 || !std::isfinite(best[size_t(h)])) continue;
+      // Less the way there and the answer's way back.
+      const double answer = pd.small_min[size_t(h) * size_t(H) + size_t(to[size_t(h)])];
+      const double t = best[size_t(h)] - 2 * answer;
+      if (t > 0) rate[size_t(h)] = double(bytes) / t;
+    }
+  return rate;
+}
+
+// 4d. Racks (concurrent mode): inside a subnet (hosts latency does not
+// tell apart), the hosts whose messages leave through one shared link —
+// a rack of a fat tree whose uplink is oversubscribed. Hosts are taken in
+// the ring's order (nearest latency next: racks in runs where latency
+// tells them apart at all; else the host order, a hostfile's, usually by
+// name).
+//  1. Shifts: for k = 1, 2, 4, … below the subnet's size, every host i of
+//     the subnet sends to host i + k (cyclically), all at once; where no
+//     shift had slow and fast flows, the shifts between the last with none
+//     slow and the first with all slow (at most 6 more). The rack edges
+//     from the rates: model/racks.hpp.
+//  2. Checks and capacities, the racks found as racks: inside every rack a
+//     shift by one (every flow at its ends' rate, else the racks are
+//     dropped); every rack j to rack j + 1 at once, position by position
+//     (each rack's link out and in loaded); then only even racks to the
+//     next (out alone): a rack's link is one for both ways where its
+//     flows out moved 1.5x faster alone, and its capacity the rates
+//     through it summed.
+// log2(n) + 3 experiments of n flows per subnet: O(p log p) messages.
+void Probe::racks() {
+  if (opt.sequential || H < 4) return;
+  // A subnet's hosts in the probe's ring order (nearest latency next: a
+  // rack's hosts together where latency tells them apart at all, else the
+  // host order), the same on every rank.
+  std::vector<int> order_of_hosts(static_cast<size_t>(H));
+  if (g_rank == 0) order_of_hosts = ring.hosts.size() == size_t(H) ? ring.hosts : std::vector<int>();
+  if (g_rank == 0 && order_of_hosts.empty())
+    for (int h = 0; h < H; ++h) order_of_hosts.push_back(h);
+  MPI_Bcast(order_of_hosts.data(), H, MPI_INT, 0, g_comm);
+  std::vector<std::vector<int>> members(static_cast<size_t>(S));
+  for (int h : order_of_hosts) members[size_t(subnet_of[size_t(h)])].push_back(h);
+  int widest = 0;
+  for (const auto& m : members) widest = std::max(widest, int(m.size()));
+  if (widest < 4) return;
+  // 16x the bandwidth message (at most 16 MiB): a flow's latencies (the
+  // way there, a rendezvous, the answer) a few percent of its time even at
+  // 100 Gbit/s, or flows of nearer pairs read as faster.
+  const uint64_t bytes = std::min<uint64_t>(large * 16, uint64_t(16) << 20);
+  // Rank 0's estimate: a shift's flows at a quarter of the slowest pair's
+  // rate, 2 repeats, log2 + 3 experiments (and up to 6 between shifts).
+  double slowest = 0;
+  for (size_t k = 0; k < pd.large_min.size() && g_rank == 0; ++k) slowest = std::max(slowest, pd.large_min[k]);
+  int experiments = 3;
+  for (int k = 1; 2 * k <= widest; k *= 2) ++experiments;
+  if (!affords(experiments * 2 * (4 * slowest * double(bytes) / double(large) + 0.005), 0.85)) {
+    exhausted = true;
+    return;
+  }
+  bar.phase("racks", 0.5, 0.5);
+  ShiftRates sh;
+  sh.members = members;
+  for (int k = 1; 2 * k <= widest; k *= 2) {  // at most half a subnet (model/racks.cpp)
+    sh.rates.push_back(flow_rates(shift_targets(members, H, k), bytes));
+    sh.ks.push_back(k);
+  }
+  // Where no shift had slow and fast flows, the shifts between the last
+  // with none slow and the first with all slow, halving (rank 0 decides).
+  for (int more = 0; more < 6; ++more) {
+    int k = g_rank == 0 ? next_shift(sh, H) : 0;
+    MPI_Bcast(&k, 1, MPI_INT, 0, g_comm);
+    if (k == 0) break;
+    sh.rates.push_back(flow_rates(shift_targets(members, H, k), bytes));
+    sh.ks.push_back(k);
+  }
+  // Rank 0: the rack edges per subnet, the racks between them.
+  int racks_count = 0;
+  std::vector<int> rack_of(size_t(H), -1);  // per host, a rack number (global), -1: none
+  if (g_rank == 0) rack_of = racks_from_shifts(sh, H, racks_count);
+  if (g_rank == 0) rack_nic = best_rates(sh, H);
+  MPI_Bcast(&racks_count, 1, MPI_INT, 0, g_comm);
+  if (racks_count == 0) return;
+  MPI_Bcast(rack_of.data(), H, MPI_INT, 0, g_comm);
+  // The racks' hosts in host order, and each rack's next in its subnet.
+  std::vector<std::vector<int>> rack(static_cast<size_t>(racks_count));
+  std::vector<int> subnet_of_rack(size_t(racks_count), -1);
+  for (int h = 0; h < H; ++h)
+    if (rack_of[size_t(h)] >= 0) {
+      rack[size_t(rack_of[size_t(h)])].push_back(h);
+      subnet_of_rack[size_t(rack_of[size_t(h)])] = subnet_of[size_t(h)];
+    }
+  std::vector<int> next(size_t(racks_count), -1), index_in_subnet(size_t(racks_count), 0);
+  for (int s = 0; s < S; ++s) {
+    std::vector<int> rs;
+    for (int r = 0; r < racks_count; ++r)
+      if (subnet_of_rack[size_t(r)] == s) rs.push_back(r);
+    for (size_t j = 0; j < rs.size(); ++j) {
+      next[size_t(rs[j])] = rs[(j + 1) % rs.size()];
+      index_in_subnet[size_t(rs[j])] = int(j);
+    }
+  }
+  std::vector<int> inside(size_t(H), -1), across(size_t(H), -1), one_way(size_t(H), -1);
+  for (int r = 0; r < racks_count; ++r) {
+    const auto& a = rack[size_t(r)];
+    const auto& b = rack[size_t(next[size_t(r)])];
+    if (a.size() >= 2)
+      for (size_t q = 0; q < a.size(); ++q) inside[size_t(a[q])] = a[(q + 1) % a.size()];
+    // Host q of a rack receives from host q of the rack before it only.
+    for (size_t q = 0; q < std::min(a.size(), b.size()); ++q) {
+      across[size_t(a[q])] = b[q];
+      if (index_in_subnet[size_t(r)] % 2 == 0 && index_in_subnet[size_t(next[size_t(r)])] % 2 == 1)
+        one_way[size_t(a[q])] = b[q];
+    }
+  }
+  const std::vector<double> rin = flow_rates(inside, bytes), racr = flow_rates(across, bytes),
+                            rone = flow_rates(one_way, bytes);
+  if (g_rank != 0) return;
+  // Inside a rack every flow at its ends' rate, or the racks are not racks.
+  double best_inside = 0;
+  for (int h = 0; h < H; ++h) best_inside = std::max(best_inside, rin[size_t(h)]);
+  for (int h = 0; h < H; ++h)
+    if (inside[size_t(h)] >= 0 && rin[size_t(h)] < kRackSlow * best_inside) {
+      std::fprintf(stderr, "hetcoll-probe: racks by bandwidth dropped: inside a rack host %s moved %.3g MB/s, others %.3g\n",
+                   hosts.names[size_t(h)].c_str(), rin[size_t(h)] / 1e6, best_inside / 1e6);
+      return;
+    }
+  // Per subnet, whether its racks' links carry both ways on one (from the
+  // racks whose flows out were measured alone too).
+  std::vector<int> shared_votes(size_t(S), 0), votes(size_t(S), 0);
+  for (int r = 0; r < racks_count; ++r) {
+    double out = 0, alone_out = 0;
+    for (int h : rack[size_t(r)]) out += racr[size_t(h)], alone_out += rone[size_t(h)];
+    if (alone_out > 0 && out > 0) {
+      ++votes[size_t(subnet_of_rack[size_t(r)])];
+      shared_votes[size_t(subnet_of_rack[size_t(r)])] += alone_out > 1.5 * out;
+    }
+  }
+  for (int r = 0; r < racks_count; ++r) {
+    double out = 0, in = 0, alone_out = 0;
+    for (int h : rack[size_t(r)]) {
+      out += racr[size_t(h)];
+      alone_out += rone[size_t(h)];
+    }
+    for (int h = 0; h < H; ++h)
+      if (across[size_t(h)] >= 0 && rack_of[size_t(across[size_t(h)])] == r) in += racr[size_t(h)];
+    RackProfile x;
+    x.subnet = subnet_of_rack[size_t(r)];
+    x.hosts = rack[size_t(r)];
+    const bool measured_alone = alone_out > 0;
+    const int sn = x.subnet;
+    x.shared = votes[size_t(sn)] > 0 && 2 * shared_votes[size_t(sn)] > votes[size_t(sn)];
+    const std::string how = cat("racks by bandwidth: ", sh.ks.size(), " shifts, rack to next rack ",
+                                measured_alone ? "both ways and out alone" : "both ways");
+    if (x.shared) {
+      x.up = x.down = {std::max(out + in, alone_out), 0, how};
+    } else {
+      x.up = {std::max(out, alone_out), 0, how};
+      // What came in was held to what the rack before sent out (its link
+      // out full): a bound from below; the link in at least as fast as
+      // this rack's own link out then.
+      double prev_out = 0;
+      for (int q = 0; q < racks_count; ++q)
+        if (next[size_t(q)] == r)
+          for (int h : rack[size_t(q)]) prev_out += racr[size_t(h)];
+      const bool held = in > 0 && prev_out > 0 && in >= 0.95 * prev_out;
+      x.down = {in > 0 ? (held ? std::max(in, x.up.bandwidth) : in) : x.up.bandwidth, 0, how};
+    }
+    found_racks.push_back(std::move(x));
   }
 }
 
@@ -1446,6 +1671,40 @@ void Probe::backplane_of(Profile& p) {
   }
 }
 
+// The racks' latencies, from the pairs' small-message minima: a rack's
+// hosts' edges carry what a pair inside it takes beyond the subnet's X_c
+// share (median inside the rack against the subnet class's latency), its
+// uplink half the median's step from inside to across.
+void Probe::rack_latencies(Profile& p) {
+  auto median_of = [](std::vector<double> v) { return v.empty() ? 0.0 : summarize(std::move(v)).median; };
+  for (size_t i = 0; i < p.network.size(); ++i) {
+    NodeProfile& rack = p.network[i];
+    if (rack.host >= 0 || rack.parent <= 0) continue;
+    std::vector<int> members;
+    for (const NodeProfile& n : p.network)
+      if (n.parent == int(i) && n.host >= 0) members.push_back(n.host);
+    if (members.size() < 2) continue;
+    const int sn = p.hosts[size_t(members[0])].subnet;
+    const PairClass* c = p.between(sn, sn);
+    if (!c) continue;
+    std::vector<double> in, across;
+    for (int a : members)
+      for (int b = 0; b < H; ++b) {
+        if (b == a || p.hosts[size_t(b)].subnet != sn) continue;
+        const double l = pd.small_min[size_t(a) * size_t(H) + size_t(b)];
+        const bool same = std::find(members.begin(), members.end(), b) != members.end();
+        (same ? in : across).push_back(l);
+      }
+    if (in.empty() || across.empty()) continue;
+    const double l_in = median_of(in), l_across = median_of(across);
+    const double edge = std::max(0.0, (std::max(0.0, c->Xc) - (c->latency - l_in)) / 2);
+    const double step = std::max(0.0, (l_across - l_in) / 2);
+    rack.up.latency = rack.down.latency = step;
+    for (NodeProfile& n : p.network)
+      if (n.parent == int(i) && n.host >= 0) n.up.latency = n.down.latency = edge;
+  }
+}
+
 // Rank 0: the profile assembled from every phase, checked and written.
 int Probe::write_profile() {
   int rc = 0;
@@ -1491,6 +1750,20 @@ int Probe::write_profile() {
   interfaces(p);
   backplane_of(p);
   p.sharing = shares;
+  if (!found_racks.empty()) {
+    // The racks explain the slowed flows the backplane experiment saw (its
+    // ring crosses their links): no backplane beside them.
+    p.backplane.bandwidth = 0;
+    p.network = network_from_classes(p, found_racks);
+    rack_latencies(p);
+    // A host's interface: at least its best flow in the shifts (the class's
+    // pair alone may have crossed an oversubscribed rack link).
+    for (NodeProfile& n : p.network)
+      if (n.host >= 0 && size_t(n.host) < rack_nic.size() && rack_nic[size_t(n.host)] > 0) {
+        n.up.bandwidth = std::max(n.up.bandwidth, rack_nic[size_t(n.host)]);
+        n.down.bandwidth = std::max(n.down.bandwidth, rack_nic[size_t(n.host)]);
+      }
+  }
   for (size_t k = 0; k < kern_med.size(); ++k)
     if (kern_med[k] > 0 || kern_min[k] > 0)
       p.reductions.push_back({reduce_op_name(kKernels[k].op), kKernels[k].type_name, {kern_min[k], kern_med[k]}});

@@ -374,7 +374,13 @@ ojson network_json(const Profile& p) {
         x["down"] = link_json(n.down);
       }
     }
-    if (n.fabric.bandwidth > 0) x["fabric"] = link_json(n.fabric);
+    if (n.fabric_as >= 0) {
+      ojson as;
+      as["as"] = n.fabric_as;
+      x["fabric"] = as;
+    } else if (n.fabric.bandwidth > 0) {
+      x["fabric"] = link_json(n.fabric);
+    }
     nodes.push_back(std::move(x));
   }
   return nodes;
@@ -644,7 +650,16 @@ void read_network(const Reader& r, Profile& p, size_t n) {
         read_fields(x.at("down"), node.down, link_fields(), p);
       }
     }
-    if (x.has("fabric")) read_fields(x.at("fabric"), node.fabric, link_fields(), p);
+    if (x.has("fabric")) {
+      Reader fb = x.at("fabric");
+      if (fb.has("as")) {  // another switch's fabric, one link
+        node.fabric_as = int(fb.at("as").integer(0, int64_t(i) - 1));
+        if (p.network[size_t(node.fabric_as)].host >= 0)
+          throw InputError(cat("profile: ", fb.path(), ": node ", node.fabric_as, " is a host"));
+      } else {
+        read_fields(fb, node.fabric, link_fields(), p);
+      }
+    }
   }
   for (size_t h = 0; h < n; ++h)
     if (!leaf_seen[h]) throw InputError(cat("profile: host '", p.hosts[h].name, "' has no leaf in the network"));

@@ -96,6 +96,15 @@ struct NodeProfile {
   int host = -1;
   bool shared = false;
   LinkProfile up, down, fabric;
+  int fabric_as = -1;  // the fabric is node fabric_as's (one link, e.g. a backplane every switch has)
+};
+// Per subnet, the racks the probe found in it by bandwidth (hosts whose
+// messages leave through one shared link that latency does not show).
+struct RackProfile {
+  int subnet = 0;
+  std::vector<int> hosts;  // profile host indices
+  bool shared = false;     // one uplink both ways
+  LinkProfile up, down;
 };
 
 struct ReduceRate {

@@ -89,6 +89,11 @@ void ProfileModel::build_tree(const Profile& p) {
   };
   t->nodes[0].name = p.network[0].name;
   t->nodes[0].fabric = add(p.network[0], p.network[0].fabric, "fabric");
+  // A fabric "as" another node's: that node's link.
+  auto fabric = [&](size_t i) {
+    const NodeProfile& n = p.network[i];
+    return n.fabric_as >= 0 ? t->nodes[size_t(node_of[size_t(n.fabric_as)])].fabric : add(n, n.fabric, "fabric");
+  };
   std::vector<int> leaf_of_host(size_t(H), -1);
   for (size_t i = 1; i < p.network.size(); ++i) {
     const NodeProfile& n = p.network[i];
@@ -97,7 +102,7 @@ void ProfileModel::build_tree(const Profile& p) {
     const int down = n.shared ? up : add(n, n.down, host ? "nic_down" : "uplink_down");
     const int parent = node_of[size_t(n.parent)];
     if (!host) {
-      node_of[i] = t->add_switch(parent, n.name, up, down, add(n, n.fabric, "fabric"));
+      node_of[i] = t->add_switch(parent, n.name, up, down, fabric(i));
       continue;
     }
     const int h = t->add_host(parent, n.name, up, down);
@@ -340,6 +345,93 @@ json::Value ProfileModel::to_json() const {
   v["hosts"] = int(hosts_.size());
   v["subnets"] = subnets_;
   return v;
+}
+
+}  // namespace hetcoll
+
+namespace hetcoll {
+
+std::vector<NodeProfile> network_from_classes(const Profile& p, const std::vector<RackProfile>& racks) {
+  Profile v1 = p;
+  v1.network.clear();
+  const ProfileModel m(v1, "profile:network");
+  const Topology& t = *m.topology();
+  const int S = std::max(1, p.subnet_count);
+  // X_c per class (subnets a ≤ b).
+  auto Xc = [&](int a, int b) {
+    const PairClass* c = p.between(a, b);
+    return c ? std::max(0.0, c->Xc) : 0.0;
+  };
+  // Subnet uplink latencies u: u_a + u_b ≈ X_c(a, b) − (X_c(a, a) + X_c(b, b)) / 2,
+  // least squares by Gauss-Seidel sweeps, not negative.
+  std::vector<double> u(size_t(S), 0.0);
+  for (int sweep = 0; sweep < 200 && S > 1; ++sweep)
+    for (int a = 0; a < S; ++a) {
+      double sum = 0;
+      int n = 0;
+      for (int b = 0; b < S; ++b) {
+        if (b == a || !p.between(a, b)) continue;
+        sum += Xc(a, b) - (Xc(a, a) + Xc(b, b)) / 2 - u[size_t(b)];
+        ++n;
+      }
+      if (n) u[size_t(a)] = std::max(0.0, sum / n);
+    }
+  auto link_of = [&](int l, double latency, const char* how) {
+    LinkProfile x;
+    if (l >= 0) x.bandwidth = t.links[size_t(l)].bandwidth;
+    x.latency = latency;
+    x.how = how;
+    return x;
+  };
+  std::vector<NodeProfile> out;
+  NodeProfile root;
+  root.name = "root";
+  root.fabric = link_of(t.nodes[0].fabric, 0, "backplane: all hosts sending at once");
+  if (t.nodes[0].fabric < 0) root.fabric = {};
+  out.push_back(root);
+  // Per subnet: its switch, its racks, its hosts.
+  for (int a = 0; a < S; ++a) {
+    const int sw = t.group_node(a);
+    const NetNode& x = t.nodes[size_t(sw)];
+    NodeProfile n;
+    n.name = cat("subnet ", a);
+    n.parent = 0;
+    n.shared = x.up == x.down;
+    n.up = link_of(x.up, u[size_t(a)], "uplink: the fastest slowed class alone");
+    n.down = link_of(x.down, u[size_t(a)], "uplink: the fastest slowed class alone");
+    if (x.fabric >= 0 && x.fabric == t.nodes[0].fabric) n.fabric_as = 0;
+    const int subnet_node = int(out.size());
+    out.push_back(n);
+    std::vector<int> parent_of_host(p.hosts.size(), subnet_node);
+    for (const RackProfile& r : racks) {
+      if (r.subnet != a) continue;
+      NodeProfile rn;
+      rn.name = cat("subnet ", a, " rack ", out.size() - size_t(subnet_node));
+      rn.parent = subnet_node;
+      rn.shared = r.shared;
+      rn.up = r.up;
+      rn.down = r.shared ? r.up : r.down;
+      if (n.fabric_as >= 0) rn.fabric_as = 0;
+      const int rack_node = int(out.size());
+      out.push_back(rn);
+      for (int h : r.hosts)
+        if (h >= 0 && size_t(h) < p.hosts.size()) parent_of_host[size_t(h)] = rack_node;
+    }
+    for (size_t h = 0; h < p.hosts.size(); ++h) {
+      if (p.hosts[h].subnet != a) continue;
+      const NetNode& leaf = t.nodes[size_t(t.node_of_host[h])];
+      NodeProfile hn;
+      hn.name = p.hosts[h].name;
+      hn.parent = parent_of_host[h];
+      hn.host = int(h);
+      hn.shared = leaf.up == leaf.down && leaf.up >= 0;
+      const char* how = "interface: the host's fastest pair in its subnet, or its class alone";
+      hn.up = link_of(leaf.up, Xc(a, a) / 2, how);
+      hn.down = link_of(leaf.down, Xc(a, a) / 2, how);
+      out.push_back(hn);
+    }
+  }
+  return out;
 }
 
 }  // namespace hetcoll

@@ -92,6 +92,15 @@ bool takes_turns(const PairClass& c);
 // latencies too alike to tell: a ratio below 1.5) 0, equal shares.
 double sharing_exponent(const Profile::Sharing& s, double near_latency, double far_latency);
 
+// The tree a version 1 profile's classes describe (as ProfileModel draws
+// it: hosts under their subnet's switch, the subnets' uplinks, the
+// backplane), as a version 2 "network", with `racks` (per subnet, found by
+// bandwidth) inserted between a subnet's switch and its hosts. Latencies:
+// a host's edge half its subnet's X_c, a subnet's uplink its share of
+// the X_c between subnets (least squares over the pairs of subnets, not
+// negative), a rack's uplink none (racks that latency does not tell apart).
+std::vector<NodeProfile> network_from_classes(const Profile& p, const std::vector<RackProfile>& racks);
+
 class ProfileModel : public MachineModel {
  public:
   // spec: the model's identity ("profile:PATH@digest").

@@ -120,27 +120,48 @@ double Topology::connection_between(int a, int b) const {
   return connection[size_t(group_of(a)) * size_t(groups()) + size_t(group_of(b))];
 }
 
+// The groups hang off the highest switch where the tree branches: the
+// root, or below it where it has one child only, a switch with switches
+// below (one subnet whose racks the probe found: the racks).
+int Topology::branching_top() const {
+  int top = 0;
+  for (;;) {
+    int only = -1, children = 0;
+    bool hosts_here = false;
+    for (size_t n = 1; n < nodes.size(); ++n)
+      if (nodes[n].parent == top) ++children, only = int(n), hosts_here |= nodes[n].host >= 0;
+    if (children != 1 || hosts_here) return top;
+    bool switches_below = false;
+    for (size_t n = 1; n < nodes.size() && !switches_below; ++n)
+      switches_below = nodes[n].parent == only && nodes[n].host < 0;
+    if (!switches_below) return top;
+    top = only;
+  }
+}
+
 void Topology::number_groups() {
-  // The switches under the root, in node order; hosts hanging off the root
-  // itself form one group together, after them.
+  // The branching switch's switch children in node order, then the hosts
+  // hanging off it, one group.
+  const int top = branching_top();
   group_nodes_.clear();
   std::vector<int> group_of_node(nodes.size(), -1);
   for (size_t n = 1; n < nodes.size(); ++n)
-    if (nodes[n].parent == 0 && nodes[n].host < 0) {
+    if (nodes[n].parent == top && nodes[n].host < 0) {
       group_of_node[n] = int(group_nodes_.size());
       group_nodes_.push_back(int(n));
     }
   int loose = -1;
   group_of_leaf_.assign(node_of_host.size(), 0);
+  const int depth = nodes[size_t(top)].depth + 1;
   for (size_t h = 0; h < node_of_host.size(); ++h) {
-    const int top = ancestor(node_of_host[h], 1);
-    if (group_of_node[size_t(top)] >= 0) {
-      group_of_leaf_[h] = group_of_node[size_t(top)];
+    const int below = ancestor(node_of_host[h], depth);
+    if (group_of_node[size_t(below)] >= 0) {
+      group_of_leaf_[h] = group_of_node[size_t(below)];
       continue;
     }
     if (loose < 0) {
       loose = int(group_nodes_.size());
-      group_nodes_.push_back(0);
+      group_nodes_.push_back(top);
     }
     group_of_leaf_[h] = loose;
   }
@@ -312,12 +333,13 @@ void Topology::check() const {
   if (!(latency_sharing >= 0 && latency_sharing <= kMaxLatencySharing))
     throw InputError(cat("topology: latency sharing exponent ", latency_sharing, " (must be 0 … ", kMaxLatencySharing, ")"));
   if (!connection.empty()) {
-    // Groups as settle() numbers them: switches under the root, then one
-    // for hosts directly under it.
+    // Groups as settle() numbers them: switches under the branching one,
+    // then one for hosts directly under it.
     size_t G = 0;
     bool loose = false;
+    const int top = branching_top();
     for (int n = 1; n < N; ++n)
-      if (nodes[size_t(n)].parent == 0) (nodes[size_t(n)].host < 0 ? ++G : (loose = true, G));
+      if (nodes[size_t(n)].parent == top) (nodes[size_t(n)].host < 0 ? ++G : (loose = true, G));
     G += loose;
     if (connection.size() != G * G) throw InputError("topology: one connection rate per pair of groups is needed");
     for (size_t a = 0; a < G; ++a)

@@ -23,9 +23,11 @@
 // ECO's and Banikazemi's cluster is the tree of depth 2: hosts under
 // subnet switches (their interfaces the hosts' edges) under one root (the
 // subnets' uplinks the switches' edges). A "group" is a subtree whose
-// root is a child of the tree's root (such a subnet; a rack of a fat tree
-// whose spine is the root): what hierarchical collectives, the connection
-// rates and "across groups first" orderings see.
+// root is a child of the highest switch where the tree branches (the
+// tree's root; below it where it has one child, a switch with switches
+// under it): a subnet, a rack of a fat tree (whose one subnet the probe
+// found racks in) — what hierarchical collectives, the connection rates
+// and "across groups first" orderings see.
 //
 // Where the probe saw one pair of ranks sending both ways at once take
 // turns (profile: bandwidth_same_pair), a rendezvous message also crosses
@@ -157,6 +159,7 @@ class Topology {
   std::vector<int> group_nodes_;    // per group: its node
   std::vector<int> group_of_leaf_;  // per host: its group
   void number_groups();
+  int branching_top() const;
 };
 
 using TopologyPtr = std::shared_ptr<const Topology>;

@@ -75,6 +75,10 @@ constexpr size_t kDecisionSimOps = size_t(1) << 15;
 // more per candidate.
 constexpr size_t kNetworkBudgetFactor = 8;
 // (kNetworkBudgetRanks: algorithms/registry.hpp)
+// An estimated candidate ranks after the candidates priced otherwise,
+// unless (on a model without a network) its estimate is below
+// 1/kRoughMargin of their best.
+constexpr double kRoughMargin = 4;
 // Steps of simulation (SimOptions::work_limit) a decision's candidates take
 // at most in all, about 40 ms here: on a network a schedule of few ops can
 // take many steps (every message that starts or ends shares the links

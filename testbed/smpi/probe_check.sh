@@ -4,7 +4,8 @@
 # one-way latency and bandwidth within 5 %, the subnet partition exactly,
 # the profile valid against docs/profile.schema.json.
 #
-#   testbed/smpi/probe_check.sh PROBE PLATFORM NP [--both] [--partition eco] [--max-seconds S] [--backplane B] [-- PROBE-ARGS]
+#   testbed/smpi/probe_check.sh PROBE PLATFORM NP [--both] [--partition eco] [--max-seconds S] [--backplane B]
+#                               [--racks N BW] [-- PROBE-ARGS]
 #
 # PROBE is build/smpi/hetcoll-probe. The concurrent profile's bandwidth is
 # checked class by class on the pairs measured alone (in its rounds, pairs
@@ -19,13 +20,14 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 probe="$1" platform="$2" np="$3"
 shift 3
-both=0 partition=zones max_seconds="" backplane=0
+both=0 partition=zones max_seconds="" backplane=0 racks=0 rack_bw=0
 while (($#)); do
   case "$1" in
     --both) both=1; shift ;;
     --partition) partition="$2"; shift 2 ;;
     --max-seconds) max_seconds="$2"; shift 2 ;;
     --backplane) backplane="$2"; shift 2 ;;
+    --racks) racks="$2"; rack_bw="$3"; shift 3 ;;
     --) shift; break ;;
     *) echo "probe_check: unknown option $1" >&2; exit 2 ;;
   esac
@@ -77,3 +79,37 @@ print("probe took %.1f s of simulated time (limit %.0f s), %d repeats" % (m["sec
 sys.exit(0 if m["seconds"] < limit else 1)
 PY
 fi
+# Racks by bandwidth: with --racks N BW, the platform's zones are N racks
+# (one latency subnet) whose shared uplinks carry BW B/s: the profile's
+# network has exactly those racks (every host in its zone's) and each
+# rack's link within 10 % of BW, one link both ways; without, no racks.
+"$py" - "$work/concurrent.json" "$racks" "$rack_bw" "$xml" "$here" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[5])
+import truth
+p = json.load(open(sys.argv[1]))
+want, bw = int(sys.argv[2]), float(sys.argv[3])
+net = p.get("network", [])
+rack_nodes = [i for i, n in enumerate(net) if "host" not in n and n["parent"] > 0]
+if not want:
+    print("racks: %d found (the platform: none)" % len(rack_nodes))
+    sys.exit(0 if not rack_nodes else 1)
+t = truth.load(sys.argv[4])
+names = [h["name"] for h in p["hosts"]]
+zone = {t.hosts[i]: t.subnet_of[i] for i in range(len(t.hosts))}
+bad = []
+for i in rack_nodes:
+    members = [names[n["host"]] for n in net if n.get("host") is not None and n["parent"] == i]
+    zones = {zone[m] for m in members}
+    link = net[i].get("both") or net[i]["up"]
+    if len(zones) != 1 or len(members) != sum(1 for z in zone.values() if z in zones):
+        bad.append("rack %s holds %s (zones %s)" % (net[i]["name"], members, sorted(zones)))
+    if "both" not in net[i] or abs(link["bandwidth"] - bw) > 0.1 * bw:
+        bad.append("rack %s: link %s %.4g B/s (the platform: %.4g both ways)"
+                   % (net[i]["name"], "both" if "both" in net[i] else "up/down", link["bandwidth"], bw))
+print("racks: %d found (the platform: %d), links %s" % (len(rack_nodes), want,
+      ", ".join("%.4g" % (net[i].get("both") or net[i]["up"])["bandwidth"] for i in rack_nodes)))
+for b in bad:
+    print("  " + b)
+sys.exit(0 if len(rack_nodes) == want and not bad else 1)
+PY

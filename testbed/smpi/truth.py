@@ -5,6 +5,10 @@
             [--tolerance 0.05] [--os 1e-6] [--or 1e-6] [--envelope 16]
             [--tcp-gamma 4194304] [--no-partition] [--hosts FILE]
     python3 testbed/smpi/truth.py PLATFORM.xml          # print the truth only
+    python3 testbed/smpi/truth.py PLATFORM.xml --tree [--json]   # its tree
+    python3 testbed/smpi/truth.py PLATFORM.xml PROFILE.json --tree [--tolerance 0.10]
+            [--no-duplex]     # a version 2 profile's network (or a generated
+                              # NAME.tree.json) against the platform's tree
 
 As a module:
 
@@ -16,6 +20,10 @@ As a module:
     t.route(i, j)     # the route's link names, in order
     t.subnet_of       # per host, the id of the zone holding it, numbered by
                       # first appearance in hosts order
+    truth.tree(path)  # the platform as a tree of links, derived from the
+                      # routes (hetcoll's profile version 2 "network"; see
+                      # "The platform's tree" below); check_tree() compares
+                      # a profile's with it, diff_trees() two trees exactly
 
 Routes are resolved the way SimGrid 3.32 does (NetZoneImpl::
 get_global_route_with_netzones): find the zone that is the common ancestor
@@ -63,6 +71,14 @@ that threshold. A 1 MiB message pays neither, so a measured bandwidth is
 ids group the hosts exactly like the platform's zones do (ids may be
 renamed). Exit status 0 if every relative error is within the tolerance and
 the partition matches, 1 otherwise, 2 on bad input.
+
+--tree compares a profile's "network" with the tree derived from the routes
+(check_tree): the same groups of hosts where the platform can show them
+(each misplaced host reported), and every group's capacity each way — the
+most it can move across its edge, so a limiting uplink, NIC or WAN link is
+held to its capacity — within the tolerance (default 10 %); one line per
+disagreement, exit status 1 on any. The profile may hold a subset of the
+platform's hosts: the truth is then the tree of those hosts' routes.
 """
 
 import argparse
@@ -466,6 +482,815 @@ def load(platform_path, hosts_path=None):
 
 
 # ----------------------------------------------------------------------------
+# The platform's tree (issue 39): hetcoll's profile version 2 "network"
+#
+# tree(platform) derives the tree from the routes alone. Every link is
+# classified by the host pairs whose routes cross it:
+#   * a cut link: crossed by exactly the pairs leaving a host set X (one
+#     direction of the edge above X), entering it (the other), or both (one
+#     link carrying both directions, SimGrid's SHARED);
+#   * a fabric: crossed by exactly the pairs whose two hosts are in different
+#     branches at some switch (a <cluster>'s backbone: every message through
+#     the switch, once).
+# The host sets X of the cut links, oriented away from host 0, must be
+# laminar (nested or disjoint) — else the routes are not a tree; they are the
+# edges of an unrooted tree whose leaves are the hosts. Links of one edge are
+# kept in route order. The tree is rooted at its latency center: on the path
+# between the two hosts farthest apart (latency, then links), the switch or
+# the point between two links of a switch-to-switch edge nearest half its
+# latency (ties: nearest half its links, a switch before a point inside an
+# edge, the earlier on the path). Inside an edge, the root takes the place
+# between the links (a two-subnet platform: each subnet keeps its own uplink).
+# Every pair's route is then checked against the tree's path (the same links).
+#
+# A tree (the dict) is:
+#   {"platform": NAME, "hosts": [names], "nodes": [node, ...]}
+# node 0 the root, every node after its parent; a node is
+#   {"name", "parent" (index, -1 for the root), "host" (index into hosts, a
+#    leaf only), "up" {"bandwidth" B/s, "latency" s} toward the parent,
+#    "down" {...} from it, "shared" (the bottleneck both ways is one link),
+#    "fabric" {"bandwidth", "latency"} (a switch's, optional),
+#    "links" {"up": [...], "down": [...], "fabric": [...]} (link names)}
+# An edge without links has bandwidth 0 (never limits) and latency 0.
+# to_profile_network() and profile_tree() convert to and from a profile's
+# "network" (docs/profile.md); diff_trees() compares two trees exactly,
+# check_tree() a measured tree against the truth within a tolerance.
+
+_EPS_T = 1e-12  # s: latencies closer than this are equal when rooting
+
+
+def _bits(x):
+    while x:
+        low = x & -x
+        yield low.bit_length() - 1
+        x ^= low
+
+
+def _popcount(x):
+    return bin(x).count("1")
+
+
+class _TreeBuilder:
+    def __init__(self, t, names=None):
+        self.t = t
+        self.hosts = list(dict.fromkeys(t.hosts if names is None else names))
+        for h in self.hosts:
+            if h not in t.host_speed:
+                raise ValueError("host %r is not in %s" % (h, t.platform))
+        self.n = len(self.hosts)
+        self.full = (1 << self.n) - 1
+
+    # -- links as host sets --------------------------------------------------
+
+    def _product(self, src, dst):
+        """Bitset of the pairs (i, j), i in src, j in dst (bit i*n + j)."""
+        out = 0
+        for i in _bits(src):
+            out |= dst << (i * self.n)
+        return out
+
+    def _usage(self):
+        n = self.n
+        self.routes = [[None] * n for _ in range(n)]
+        self.usage, src, dst = {}, {}, {}
+        for i in range(n):
+            for j in range(n):
+                if i == j:
+                    continue
+                r = self.t.route_by_name(self.hosts[i], self.hosts[j])
+                if len(set(r)) != len(r):
+                    raise ValueError("the route %s -> %s crosses a link twice" % (self.hosts[i], self.hosts[j]))
+                self.routes[i][j] = r
+                bit = 1 << (i * n + j)
+                for ln in r:
+                    self.usage[ln] = self.usage.get(ln, 0) | bit
+                    src[ln] = src.get(ln, 0) | (1 << i)
+                    dst[ln] = dst.get(ln, 0) | (1 << j)
+        # Cuts, oriented away from host 0: X -> {"out": links X -> rest, "in": rest -> X}
+        self.cuts = {}
+        self.fabric_links = []
+        for ln in sorted(self.usage):
+            u, s, d = self.usage[ln], src[ln], dst[ln]
+            if s & d == 0 and s | d == self.full and u == self._product(s, d):
+                x = d if s & 1 else s
+                self.cuts.setdefault(x, {"out": [], "in": []})["out" if x == s else "in"].append(ln)
+                continue
+            x = u & self.full  # the hosts host 0 reaches through it: the far side of a shared cut
+            if x and not x & 1 and u == self._product(x, self.full ^ x) | self._product(self.full ^ x, x):
+                c = self.cuts.setdefault(x, {"out": [], "in": []})
+                c["out"].append(ln)
+                c["in"].append(ln)
+                continue
+            self.fabric_links.append(ln)
+        for i in range(1, self.n):
+            self.cuts.setdefault(1 << i, {"out": [], "in": []})
+        self.cuts.setdefault(self.full ^ 1, {"out": [], "in": []})
+        for x, c in self.cuts.items():
+            i = next(_bits(x))  # a pair across the cut: i in x, host 0 outside
+            c["out"].sort(key=self.routes[i][0].index)
+            c["in"].sort(key=self.routes[0][i].index)
+
+    # -- the unrooted tree ---------------------------------------------------
+
+    def _names(self, x, limit=6):
+        names = [self.hosts[i] for i in _bits(x)]
+        return " ".join(names[:limit]) + (" ... (%d hosts)" % len(names) if len(names) > limit else "")
+
+    def _skeleton(self):
+        sets = sorted(self.cuts, key=lambda x: (_popcount(x), x))
+        for k, a in enumerate(sets):
+            for b in sets[k + 1:]:
+                both = a & b
+                if both and both != a and both != b:
+                    why = self.cuts[a]["out"] + self.cuts[a]["in"] + self.cuts[b]["out"] + self.cuts[b]["in"]
+                    raise ValueError("the routes are not a tree: hosts {%s} and {%s} are split crosswise (links %s)"
+                                     % (self._names(a), self._names(b), " ".join(sorted(set(why)))))
+        # vertices: 0..n-1 the hosts' leaves, then a switch per set of 2+ hosts
+        self.vset = {}    # switch vertex -> its host set (rooted at host 0)
+        vertex_of = {}
+        for x in sets:
+            if _popcount(x) == 1:
+                vertex_of[x] = next(_bits(x))
+            else:
+                v = self.n + len(self.vset)
+                self.vset[v] = x
+                vertex_of[x] = v
+        self.adj = {v: [] for v in list(range(self.n)) + list(self.vset)}
+        self.edges = []   # {"a", "b", "ab": links a -> b, "ba": links b -> a}
+        self.children = {v: [] for v in self.vset}
+        for k, x in enumerate(sets):
+            parent = next((y for y in sets[k + 1:] if y & x == x and y != x), None)
+            a = vertex_of[x]
+            b = vertex_of[parent] if parent is not None else 0  # the top set's parent: host 0's leaf
+            if parent is not None:
+                self.children[b].append(x)
+            self._add_edge(a, b, self.cuts[x]["out"], self.cuts[x]["in"])
+        # fabrics: a switch's, crossed by exactly the pairs in different branches
+        through = {}
+        for v, x in self.vset.items():
+            same = self._product(self.full ^ x, self.full ^ x)
+            for c in self.children[v]:
+                same |= self._product(c, c)
+            through[self._product(self.full, self.full) & ~same] = v
+        self.fabric = {}
+        for ln in self.fabric_links:
+            v = through.get(self.usage[ln])
+            if v is None:
+                raise ValueError("the routes are not a tree: link %s is on routes that neither an edge nor a "
+                                 "switch of a tree explains" % ln)
+            self.fabric.setdefault(v, []).append(ln)
+        for v, links in self.fabric.items():
+            # a pair in different branches at v: a host under its first child, and host 0 (never under v)
+            links.sort(key=self.routes[next(_bits(self.children[v][0]))][0].index)
+
+    def _add_edge(self, a, b, ab, ba):
+        e = len(self.edges)
+        self.edges.append({"a": a, "b": b, "ab": list(ab), "ba": list(ba)})
+        self.adj[a].append(e)
+        self.adj[b].append(e)
+        return e
+
+    def _lat(self, links):
+        return sum(self.t.links[ln].lat for ln in links)
+
+    # -- the root ------------------------------------------------------------
+
+    def _walk(self, start):
+        """From leaf start: per vertex (latency, links, previous edge)."""
+        seen = {start: (0.0, 0, None)}
+        stack = [start]
+        while stack:
+            v = stack.pop()
+            lat, cnt, _ = seen[v]
+            for e in self.adj[v]:
+                E = self.edges[e]
+                w = E["b"] if E["a"] == v else E["a"]
+                if w in seen:
+                    continue
+                chain = E["ab"] if E["a"] == v else E["ba"]
+                seen[w] = (lat + self._lat(chain), cnt + len(chain), e)
+                stack.append(w)
+        return seen
+
+    def _place_root(self):
+        best = None  # (latency, links, i, j, walk)
+        for i in range(self.n):
+            walk = self._walk(i)
+            for j in range(i + 1, self.n):
+                lat, cnt, _ = walk[j]
+                if best is None or lat > best[0] + _EPS_T or (abs(lat - best[0]) <= _EPS_T and cnt > best[1]):
+                    best = (lat, cnt, i, j, walk)
+        total, links, i, j, walk = best
+        path, v = [j], j
+        while v != i:  # back from j to i
+            E = self.edges[walk[v][2]]
+            v = E["a"] if E["b"] == v else E["b"]
+            path.append(v)
+        path.reverse()
+        candidates = []  # (latency, links, kind 0 switch / 1 inside an edge, vertex or (edge, near, p))
+        for m in range(1, len(path)):
+            near, far = path[m - 1], path[m]
+            e = walk[far][2]
+            E = self.edges[e]
+            fwd = E["ab"] if E["a"] == near else E["ba"]
+            lat0, cnt0, _ = walk[near]
+            if near >= self.n and far >= self.n:
+                for p in range(1, len(fwd)):
+                    candidates.append((lat0 + self._lat(fwd[:p]), cnt0 + p, 1, (e, near, p)))
+            if far >= self.n:
+                candidates.append((walk[far][0], walk[far][1], 0, far))
+        if not candidates:  # two hosts and no switch: the middle of their edge
+            e = walk[path[1]][2]
+            E = self.edges[e]
+            candidates.append((0.0, 0, 1, (e, E["a"], len(E["ab"]) // 2)))
+        choice = None
+        for c in candidates:
+            dl, dc = abs(c[0] - total / 2), abs(c[1] - links / 2)
+            if choice is None or dl < choice[0] - _EPS_T or (
+                    abs(dl - choice[0]) <= _EPS_T and (dc < choice[1] or (dc == choice[1] and c[2] < choice[2]))):
+                choice = (dl, dc, c[2], c[3])
+        if choice[2] == 0:
+            return choice[3]
+        e, near, p = choice[3]
+        E = self.edges[e]
+        far = E["b"] if E["a"] == near else E["a"]
+        fwd = E["ab"] if E["a"] == near else E["ba"]
+        bwd = E["ba"] if E["a"] == near else E["ab"]
+        q = len(bwd) - p if len(bwd) == len(fwd) else len(bwd) - round(p * len(bwd) / max(1, len(fwd)))
+        root = self.n + len(self.vset) + 1
+        while root in self.adj:
+            root += 1
+        self.adj[root] = []
+        for v in (near, far):
+            self.adj[v].remove(e)
+        self.edges[e] = None
+        self._add_edge(near, root, fwd[:p], bwd[q:])
+        self._add_edge(far, root, bwd[:q], fwd[p:])
+        return root
+
+    # -- the rooted tree -----------------------------------------------------
+
+    def _link(self, links):
+        if not links:
+            return {"bandwidth": 0.0, "latency": 0.0}
+        return {"bandwidth": min(self.t.links[ln].bw for ln in links), "latency": self._lat(links)}
+
+    def _emit(self, root):
+        # subtree minimum host, for a deterministic order of children
+        order, parent_edge, first = [root], {root: None}, {}
+        k = 0
+        while k < len(order):
+            v = order[k]
+            k += 1
+            for e in self.adj[v]:
+                E = self.edges[e]
+                w = E["b"] if E["a"] == v else E["a"]
+                if w not in parent_edge:
+                    parent_edge[w] = e
+                    order.append(w)
+        for v in reversed(order):
+            m = v if v < self.n else self.n
+            for e in self.adj[v]:
+                if e != parent_edge[v]:
+                    E = self.edges[e]
+                    m = min(m, first[E["b"] if E["a"] == v else E["a"]])
+            first[v] = m
+        nodes, index = [], {}
+        queue = [root]
+        while queue:
+            v = queue.pop(0)
+            index[v] = len(nodes)
+            node = {"name": self.hosts[v] if v < self.n else ("root" if v == root else "switch%d" % len(nodes))}
+            e = parent_edge[v]
+            if e is None:
+                node["parent"] = -1
+            else:
+                E = self.edges[e]
+                up, down = (E["ab"], E["ba"]) if E["a"] == v else (E["ba"], E["ab"])
+                p = E["b"] if E["a"] == v else E["a"]
+                node["parent"] = index[p]
+                if v < self.n:
+                    node["host"] = v
+                node["up"], node["down"] = self._link(up), self._link(down)
+                node["shared"] = _shared(up, down, self.t.links)
+                node["links"] = {"up": list(up), "down": list(down)}
+            if v in self.fabric:
+                node["fabric"] = self._link(self.fabric[v])
+                node.setdefault("links", {})["fabric"] = list(self.fabric[v])
+            nodes.append(node)
+            kids = []
+            for e2 in self.adj[v]:
+                if e2 != e:
+                    E2 = self.edges[e2]
+                    kids.append(E2["b"] if E2["a"] == v else E2["a"])
+            queue.extend(sorted(kids, key=lambda w: first[w]))
+        return {"platform": os.path.splitext(os.path.basename(self.t.platform))[0], "hosts": list(self.hosts),
+                "nodes": nodes}
+
+    def _verify(self, tree):
+        """Every pair's path in the tree crosses exactly its route's links."""
+        nodes = tree["nodes"]
+        leaf = {nd["host"]: k for k, nd in enumerate(nodes) if "host" in nd}
+        chains = {}
+        for h, k in leaf.items():
+            c = [k]
+            while nodes[c[-1]]["parent"] >= 0:
+                c.append(nodes[c[-1]]["parent"])
+            chains[h] = c
+        for i in range(self.n):
+            for j in range(self.n):
+                if i == j:
+                    continue
+                ci, cj = chains[i], chains[j]
+                above_j = set(cj)
+                top = next(v for v in ci if v in above_j)
+                links = []
+                for v in ci[:ci.index(top)]:
+                    links += nodes[v]["links"]["up"]
+                for v in ci[1:ci.index(top) + 1] + cj[1:cj.index(top)]:
+                    links += nodes[v].get("links", {}).get("fabric", [])
+                for v in cj[:cj.index(top)]:
+                    links += nodes[v]["links"]["down"]
+                if sorted(links) != sorted(self.routes[i][j]):
+                    raise ValueError("tree of %s: the path %s -> %s crosses %s, its route %s"
+                                     % (self.t.platform, self.hosts[i], self.hosts[j], links, self.routes[i][j]))
+
+    def build(self):
+        if self.n == 0:
+            raise ValueError("%s: no hosts" % self.t.platform)
+        if self.n == 1:
+            return {"platform": os.path.splitext(os.path.basename(self.t.platform))[0], "hosts": list(self.hosts),
+                    "nodes": [{"name": "root", "parent": -1},
+                              {"name": self.hosts[0], "parent": 0, "host": 0, "up": self._link([]),
+                               "down": self._link([]), "shared": False, "links": {"up": [], "down": []}}]}
+        self._usage()
+        self._skeleton()
+        tree = self._emit(self._place_root())
+        self._verify(tree)
+        return tree
+
+
+def _shared(up, down, links):
+    """One link carries both directions and is the bottleneck both ways."""
+    if not up or not down:
+        return False
+    bu, bd = min(links[ln].bw for ln in up), min(links[ln].bw for ln in down)
+    return any(links[ln].bw <= bu and links[ln].bw <= bd for ln in set(up) & set(down))
+
+
+def tree(platform, hosts_path=None, names=None):
+    """The platform's tree, derived from its routes (see above). platform: a
+    path or a Truth; names: the hosts to keep (default: all, .hosts order)."""
+    t = platform if isinstance(platform, Truth) else load(platform, hosts_path)
+    if names is not None:
+        order = {h: k for k, h in enumerate(dict.fromkeys(t.hosts))}
+        missing = [h for h in names if h not in order]
+        if missing:
+            raise ValueError("hosts not in %s: %s" % (t.platform, " ".join(missing[:8])))
+        names = sorted(dict.fromkeys(names), key=order.get)
+    return _TreeBuilder(t, names).build()
+
+
+def to_profile_network(tree_):
+    """A tree as a profile's "network" (docs/profile.md): host indices into
+    tree_["hosts"] (the profile's hosts[] must list them in that order)."""
+    out = []
+    for nd in tree_["nodes"]:
+        p = {"name": nd["name"], "parent": nd["parent"]}
+        if "host" in nd:
+            p["host"] = nd["host"]
+        if nd["parent"] >= 0:
+            if nd.get("shared"):
+                p["both"] = {"bandwidth": nd["up"]["bandwidth"], "latency": nd["up"]["latency"], "how": "declared"}
+            else:
+                for k in ("up", "down"):
+                    p[k] = {"bandwidth": nd[k]["bandwidth"], "latency": nd[k]["latency"], "how": "declared"}
+        if nd.get("fabric"):
+            p["fabric"] = {"bandwidth": nd["fabric"]["bandwidth"], "latency": nd["fabric"]["latency"],
+                           "how": "declared"}
+        out.append(p)
+    return out
+
+
+def profile_tree(profile):
+    """A profile's "network" (version 2) as a tree; its hosts are the
+    profile's hosts[] names. A tree (a dict with "nodes") is returned as is."""
+    if "nodes" in profile:
+        return profile
+    net = profile.get("network")
+    if not net:
+        raise ValueError("the profile has no network (a version 2 profile's tree)")
+    hosts = [h["name"] for h in profile.get("hosts") or []]
+    nodes = []
+    for nd in net:
+        node = {"name": nd.get("name", ""), "parent": nd["parent"]}
+        if "host" in nd:
+            node["host"] = nd["host"]
+        if nd["parent"] >= 0:
+            zero = {"bandwidth": 0.0, "latency": 0.0}
+            both = nd.get("both")
+            node["up"] = dict(both or nd.get("up") or zero)
+            node["down"] = dict(both or nd.get("down") or zero)
+            node["shared"] = both is not None
+        if nd.get("fabric"):
+            node["fabric"] = dict(nd["fabric"])
+        nodes.append(node)
+    return {"platform": profile.get("platform", "profile"), "hosts": hosts, "nodes": nodes}
+
+
+class _TreeView:
+    """A tree, unrooted: its cuts, their capacities each way and the
+    switches' fabrics, whatever node is the root and however an edge's links
+    are split around it. A cut is keyed by the host set on the far side of
+    its edge from host ref (names); its group is the set under its edge in
+    this tree (the side a reader expects: a rack, a host)."""
+
+    def __init__(self, tree_, ref=None):
+        hosts, nodes = tree_["hosts"], tree_["nodes"]
+        if not nodes or nodes[0]["parent"] != -1:
+            raise ValueError("the tree's first node is not its root")
+        self.nodes = nodes
+        self.kids = [[] for _ in nodes]
+        seen = {}
+        for k, nd in enumerate(nodes):
+            p = nd["parent"]
+            if k and not 0 <= p < k:
+                raise ValueError("node %d (%s): parent %s does not come before it" % (k, nd.get("name"), p))
+            if k and "host" in nodes[p]:
+                raise ValueError("node %d (%s) is under a host" % (k, nd.get("name")))
+            if k:
+                self.kids[p].append(k)
+            if "host" in nd:
+                h = nd["host"]
+                if not 0 <= h < len(hosts):
+                    raise ValueError("node %d: host %s is not in the host list" % (k, h))
+                if hosts[h] in seen:
+                    raise ValueError("host %s has two leaves" % hosts[h])
+                seen[hosts[h]] = k
+        missing = [h for h in hosts if h not in seen]
+        if missing:
+            raise ValueError("hosts without a leaf: %s" % " ".join(missing[:8]))
+        self.under = [None] * len(nodes)
+        for k in range(len(nodes) - 1, -1, -1):
+            s = {hosts[nodes[k]["host"]]} if "host" in nodes[k] else set()
+            for c in self.kids[k]:
+                s |= self.under[c]
+            self.under[k] = frozenset(s)
+        self.all = self.under[0]
+        self.ref = ref if ref is not None else min(self.all)
+        self.cut_edges = {}  # key -> [edge (the node under it), ...]
+        self.group = {}      # key -> the hosts under its first edge
+        for k in range(1, len(nodes)):
+            s = self.under[k]
+            if not s or s == self.all:
+                continue
+            key = s if self.ref not in s else self.all - s
+            self.cut_edges.setdefault(key, []).append(k)
+            self.group.setdefault(key, s)
+        self._feed, self._absorb = {}, {}
+
+    def key(self, side):
+        side = frozenset(side)
+        return side if self.ref not in side else self.all - side
+
+    @staticmethod
+    def bw(link):
+        b = (link or {}).get("bandwidth", 0.0)
+        return b if b and b > 0 else math.inf
+
+    def cut(self, side, way):
+        """Out of the host set side (way "out") or into it ("in"), across its
+        edges: (bandwidth, latency, link names, one link both ways)."""
+        bw, lat, names = math.inf, 0.0, set()
+        for k in self.cut_edges[self.key(side)]:
+            nd = self.nodes[k]
+            d = "up" if (way == "out") == (self.under[k] == side) else "down"
+            bw = min(bw, self.bw(nd.get(d)))
+            lat += (nd.get(d) or {}).get("latency", 0.0)
+            names |= set((nd.get("links") or {}).get(d, []))
+        shared = any(self.nodes[k].get("shared") and self.bw(self.nodes[k].get("up")) <= bw
+                     for k in self.cut_edges[self.key(side)])
+        return bw, lat, names, shared
+
+    # neighbours of node v: (w, edge node, capacity toward v, capacity away from v)
+    def _nbrs(self, v):
+        out = [(c, c, self.bw(self.nodes[c].get("up")), self.bw(self.nodes[c].get("down"))) for c in self.kids[v]]
+        if v:
+            p = self.nodes[v]["parent"]
+            out.append((p, v, self.bw(self.nodes[v].get("down")), self.bw(self.nodes[v].get("up"))))
+        return out
+
+    def feed(self, v, edge):
+        """The most the hosts on v's side of edge can send into it."""
+        key = (v, edge)
+        if key not in self._feed:
+            if "host" in self.nodes[v]:
+                self._feed[key] = math.inf
+            else:
+                total = sum(min(cap, self.feed(w, e)) for w, e, cap, _ in self._nbrs(v) if e != edge)
+                self._feed[key] = min(self.bw(self.nodes[v].get("fabric")), total)
+        return self._feed[key]
+
+    def absorb(self, v, edge):
+        """The most the hosts on v's side of edge can receive from it."""
+        key = (v, edge)
+        if key not in self._absorb:
+            if "host" in self.nodes[v]:
+                self._absorb[key] = math.inf
+            else:
+                total = sum(min(cap, self.absorb(w, e)) for w, e, _, cap in self._nbrs(v) if e != edge)
+                self._absorb[key] = min(self.bw(self.nodes[v].get("fabric")), total)
+        return self._absorb[key]
+
+    def flow(self, side, way):
+        """(the most the hosts of side move across its cut that way, whether
+        the cut's own links are what limits it). A cut may be several edges
+        in a row (through a root of two branches, or a switch of one): the
+        ends are what lies beyond all of them."""
+        edges = self.cut_edges[self.key(side)]
+        count = {}
+        for k in edges:
+            for x in (k, self.nodes[k]["parent"]):
+                count[x] = count.get(x, 0) + 1
+        cap = self.cut(side, way)[0]
+        for x, c in count.items():
+            if c > 1:  # a switch inside the row: its fabric is crossed too
+                cap = min(cap, self.bw(self.nodes[x].get("fabric")))
+        inside = outside = None
+        for k in edges:
+            for x, x_side in ((k, self.under[k]), (self.nodes[k]["parent"], self.all - self.under[k])):
+                if count[x] == 1:
+                    if x_side == side:
+                        inside = (x, k)
+                    else:
+                        outside = (x, k)
+        if way == "out":
+            ends = min(self.feed(*inside), self.absorb(*outside))
+        else:
+            ends = min(self.feed(*outside), self.absorb(*inside))
+        return min(cap, ends), cap < ends * (1 - 1e-9)
+
+    def shows(self, side):
+        """Whether a probe can see the group: its edge adds latency, or its links limit it."""
+        return any(self.cut(side, way)[1] > 0 or self.flow(side, way)[1] for way in ("out", "in"))
+
+    def switches(self):
+        """Switches by their branches (a frozenset of host sets): node index."""
+        out = {}
+        for k, nd in enumerate(self.nodes):
+            if "host" in nd:
+                continue
+            branches = [self.under[c] for c in self.kids[k] if self.under[c]]
+            if k and self.all - self.under[k]:
+                branches.append(self.all - self.under[k])
+            out[frozenset(branches)] = k
+        return out
+
+    def through(self, v):
+        """(the most traffic switch v passes, whether its fabric is what
+        limits it). Without the fabric, the most its branches exchange: a
+        branch sends at most what it can bring (in), receives at most what it
+        can take (out), never to itself — by max-flow min-cut, the least of
+        all ins, all outs, and for each branch the others' ins and outs."""
+        ins, outs = [], []
+        for w, e, toward, away in self._nbrs(v):
+            ins.append(min(toward, self.feed(w, e)))
+            outs.append(min(away, self.absorb(w, e)))
+        total = min([sum(ins), sum(outs)] + [sum(ins) - i + sum(outs) - o for i, o in zip(ins, outs)
+                                             if math.isfinite(i) and math.isfinite(o)])
+        fabric = self.bw(self.nodes[v].get("fabric"))
+        return min(fabric, total), fabric < total * (1 - 1e-9)
+
+    @staticmethod
+    def describe(side):
+        names = sorted(side)
+        return "{%s}" % (" ".join(names[:6]) + (" ... (%d hosts)" % len(names) if len(names) > 6 else ""))
+
+
+def _rel(a, b):
+    if a == b:
+        return 0.0
+    if math.isinf(a) or math.isinf(b):
+        return math.inf
+    return abs(a - b) / max(abs(b), 1e-300)
+
+
+def _order(view):
+    return sorted(view.cut_edges, key=lambda k: (len(view.group[k]), sorted(view.group[k])))
+
+
+def diff_trees(a, b, rel=1e-9, links=True):
+    """Differences between two trees of the same hosts, as lines: the same
+    cuts, and for each the same bandwidth, latency (and link names) each
+    way and the same sharing; the same fabrics. Root-independent: a tree is
+    compared by its edges, not by where it was rooted."""
+    if set(a["hosts"]) != set(b["hosts"]):
+        return ["hosts differ: %s" % " ".join(sorted(set(a["hosts"]) ^ set(b["hosts"]))[:8])]
+    ref = min(a["hosts"])
+    va, vb = _TreeView(a, ref), _TreeView(b, ref)
+    out = []
+    for key in _order(va):
+        g = va.group[key]
+        if key not in vb.cut_edges:
+            out.append("group %s only in the first tree" % va.describe(g))
+            continue
+        for way in ("out", "in"):
+            (ba, la, na, sa), (bb, lb, nb, sb) = va.cut(g, way), vb.cut(g, way)
+            if _rel(ba, bb) > rel or abs(la - lb) > rel * max(la, lb, 1e-12):
+                out.append("group %s %s: %s %s vs %s %s" % (va.describe(g), way, _fmt_bw(ba), _fmt_t(la),
+                                                            _fmt_bw(bb), _fmt_t(lb)))
+            if links and na != nb:
+                out.append("group %s %s: links %s vs %s" % (va.describe(g), way, sorted(na), sorted(nb)))
+        if va.cut(g, "out")[3] != vb.cut(g, "out")[3]:
+            out.append("group %s: one link both ways: %s vs %s" % (va.describe(g), va.cut(g, "out")[3],
+                                                                     vb.cut(g, "out")[3]))
+    for key in _order(vb):
+        if key not in va.cut_edges:
+            out.append("group %s only in the second tree" % vb.describe(vb.group[key]))
+    sa, sb = va.switches(), vb.switches()
+    for br in sorted(set(sa) | set(sb), key=lambda br: sorted(min(x) for x in br)):
+        if len(br) < 3 or br not in sa or br not in sb:
+            continue  # a switch of two branches is an edge's middle; a missing one is a missing group above
+        fa, fb = va.nodes[sa[br]].get("fabric"), vb.nodes[sb[br]].get("fabric")
+        where = "switch of %s" % " | ".join(sorted(va.describe(x) for x in br)[:3])
+        if (fa is None) != (fb is None):
+            out.append("%s: fabric %s vs %s" % (where, fa, fb))
+        elif fa and (_rel(va.bw(fa), vb.bw(fb)) > rel or abs(fa["latency"] - fb["latency"]) > 1e-15):
+            out.append("%s: fabric %s vs %s" % (where, fa, fb))
+        elif fa and links:
+            la = (va.nodes[sa[br]].get("links") or {}).get("fabric", [])
+            lb = (vb.nodes[sb[br]].get("links") or {}).get("fabric", [])
+            if sorted(la) != sorted(lb):
+                out.append("%s: fabric links %s vs %s" % (where, la, lb))
+    return out
+
+
+def check_tree(truth_tree, other, tolerance=0.10, duplex=True):
+    """A measured tree (a profile's network, via profile_tree) against the
+    platform's. Returns (lines of disagreement, lines of summary).
+
+    (i) Grouping: every group of hosts the platform's tree has (the hosts
+        under an edge) must be a group of the other, where the platform can
+        show it — its edge adds latency or its links limit what the group
+        moves; and every group of the other that shows must be the
+        platform's. Each misplaced host is reported.
+    (ii) Capacities: for every group both have, each way, the most the group
+        can move across its edge — the edge's links, or what the hosts on
+        either side can feed it (their NICs, the uplinks and fabrics below) —
+        within the tolerance: a limiting uplink, NIC or WAN link is checked
+        at its capacity, one that never limits only as not limiting. A
+        switch of three branches or more whose fabric limits (in either
+        tree): the most it passes.
+    (iii) Duplex (duplex=True): where one link carrying both directions is
+        what limits a group both ways, the other must say so ("both"), and
+        where one link each way limits it, must not."""
+    bad, notes = [], []
+    names = set(truth_tree["hosts"])
+    extra = [h for h in other["hosts"] if h not in names]
+    if extra:
+        return (["the profile's host %s is not in the platform" % h for h in extra], notes)
+    if set(other["hosts"]) != names:
+        missing = sorted(names - set(other["hosts"]))
+        return (["host %s is in the platform's tree but not the profile's" % h for h in missing], notes)
+    ref = truth_tree["hosts"][0]
+    vt, vo = _TreeView(truth_tree, ref), _TreeView(other, ref)
+    every = vt.all
+
+    def inner(view, key):  # not one host's own edge
+        return 1 < len(key) < len(every) - 1
+
+    def nearest(side, view):
+        """The group of view (or its complement) nearest side: fewest hosts
+        apart, then most in common."""
+        best = None
+        for key in _order(view):
+            for g in (view.group[key], every - view.group[key]):
+                rank = (len(g ^ side), -len(g & side))
+                if best is None or rank < best[0]:
+                    best = (rank, g)
+        return best[1]
+
+    # (i) grouping
+    visible = [k for k in _order(vt) if inner(vt, k) and vt.shows(vt.group[k])]
+    hidden = [k for k in _order(vt) if inner(vt, k) and k not in visible]
+    for key in visible:
+        if key in vo.cut_edges:
+            continue
+        g = vt.group[key]
+        near = nearest(g, vo)
+        for h in sorted(g - near):
+            bad.append("host %s: the platform has it in group %s, the profile's nearest group %s does not"
+                       % (h, vt.describe(g), vo.describe(near)))
+        for h in sorted(near - g):
+            bad.append("host %s: the profile has it in group %s, the platform's nearest group %s does not"
+                       % (h, vo.describe(near), vt.describe(g)))
+    for key in _order(vo):
+        g = vo.group[key]
+        if key in vt.cut_edges or not inner(vo, key) or not vo.shows(g):
+            continue
+        near = nearest(g, vt)
+        if vt.key(near) in visible and vt.key(near) not in vo.cut_edges:
+            continue  # a group of the platform with hosts misplaced: reported host by host above
+        bad.append("the profile's group %s is not a group of the platform (nearest: %s; differs by %s)"
+                   % (vo.describe(g), vt.describe(near), " ".join(sorted(g ^ near)[:8])))
+    notes.append("groups: %d in the platform (%d that latency or a limit shows, %d hosts' own), %d in the profile"
+                 % (len(vt.cut_edges), len(visible), len(every), len(vo.cut_edges)))
+    if hidden:
+        notes.append("groups not required (no latency, never limiting): %s"
+                     % ", ".join(vt.describe(vt.group[k]) for k in hidden[:6]))
+    # (ii) capacities, (iii) duplex
+    checked, worst = 0, (0.0, "")
+    for key in _order(vt):
+        if key not in vo.cut_edges:
+            continue
+        g = vt.group[key]
+        limited = []
+        for way in ("out", "in"):
+            (ft, lim_t), (fo, _) = vt.flow(g, way), vo.flow(g, way)
+            limited.append(lim_t)
+            err = _rel(fo, ft)
+            checked += 1
+            links_t = vt.cut(g, way)[2]
+            what = "its links %s" % " ".join(sorted(links_t)) if lim_t and links_t else "what its ends move"
+            if err > worst[0]:
+                worst = (err, "%s %s" % (vt.describe(g), way))
+            if err > tolerance:
+                bad.append("group %s %s: the profile moves at most %s, the platform %s (%s), %.3g%% off"
+                           % (vt.describe(g), way, _fmt_bw(fo), _fmt_bw(ft), what, 100 * err))
+        if duplex and all(limited):
+            st, so = vt.cut(g, "out")[3], vo.cut(g, "out")[3]
+            if st != so:
+                bad.append("group %s: the platform's limiting link %s both directions, the profile's %s"
+                           % (vt.describe(g), "carries" if st else "does not carry", "does" if so else "does not"))
+    st, so = vt.switches(), vo.switches()
+    for br, v in sorted(st.items(), key=lambda kv: kv[1]):
+        if len(br) < 3 or br not in so:
+            continue
+        (ft, lim_t), (fo, lim_o) = vt.through(v), vo.through(so[br])
+        if not lim_t and not lim_o:
+            continue  # neither fabric limits: the ports are checked as the groups' edges
+        err = _rel(fo, ft)
+        checked += 1
+        if err > worst[0]:
+            worst = (err, "switch %s" % vt.nodes[v]["name"])
+        if err > tolerance:
+            bad.append("switch of %s: the profile passes at most %s (%s), the platform %s (%s), %.3g%% off"
+                       % (" | ".join(sorted(vt.describe(x) for x in br)[:3]), _fmt_bw(fo),
+                          "its fabric" if lim_o else "no fabric limits", _fmt_bw(ft),
+                          "its fabric" if lim_t else "no fabric limits", 100 * err))
+    notes.append("capacities: %d checked (groups each way, switches), worst %.3g%%%s, tolerance %g%%"
+                 % (checked, 100 * worst[0], " at " + worst[1] if worst[1] else "", 100 * tolerance))
+    return bad, notes
+
+
+def _print_tree(tr, out=sys.stdout):
+    """The tree, one line per switch and per run of like hosts under it."""
+    nodes = tr["nodes"]
+    kids = [[] for _ in nodes]
+    for k, nd in enumerate(nodes[1:], 1):
+        kids[nd["parent"]].append(k)
+
+    def edge(nd):
+        if nd["parent"] < 0:
+            return ""
+        ln = nd.get("links") or {}
+        if nd.get("shared"):
+            s = "both %s %s" % (_fmt_bw(nd["up"]["bandwidth"]), _fmt_t(nd["up"]["latency"]))
+        else:
+            s = "up %s %s, down %s %s" % (_fmt_bw(nd["up"]["bandwidth"]), _fmt_t(nd["up"]["latency"]),
+                                         _fmt_bw(nd["down"]["bandwidth"]), _fmt_t(nd["down"]["latency"]))
+        names = sorted(set(ln.get("up", []) + ln.get("down", [])))
+        return s + (" [%s]" % " ".join(names) if names and "host" not in nd else "")
+
+    def fabric(nd):
+        f = nd.get("fabric")
+        return " fabric %s %s" % (_fmt_bw(f["bandwidth"]), _fmt_t(f["latency"])) if f else ""
+
+    def walk(k, depth):
+        nd = nodes[k]
+        print("%s%s: %s%s" % ("  " * depth, nd["name"], edge(nd), fabric(nd)) if nd["parent"] >= 0
+              else "%s%s%s" % ("  " * depth, nd["name"], fabric(nd)), file=out)
+        leaves = [c for c in kids[k] if "host" in nodes[c]]
+        runs = []
+        for c in leaves:
+            if runs and edge(nodes[c]) == edge(nodes[runs[-1][0]]):
+                runs[-1].append(c)
+            else:
+                runs.append([c])
+        for r in runs:
+            names = [nodes[c]["name"] for c in r]
+            label = " ".join(names) if len(names) <= 4 else "%s ... %s (%d hosts)" % (names[0], names[-1], len(names))
+            print("%s%s: %s" % ("  " * (depth + 1), label, edge(nodes[r[0]])), file=out)
+        for c in kids[k]:
+            if "host" not in nodes[c]:
+                walk(c, depth + 1)
+
+    print("tree of %s: %d hosts, %d switches" % (tr["platform"], len(tr["hosts"]),
+                                                 sum(1 for nd in nodes if "host" not in nd)), file=out)
+    walk(0, 1)
+
+
+# ----------------------------------------------------------------------------
 # CLI
 
 
@@ -565,16 +1390,25 @@ def check_alone(t, profile, tolerance, tcp_gamma, out=sys.stdout):
         # half rate where the bottleneck of a pair's route is one link that
         # carries both directions (SimGrid's SHARED), full rate otherwise —
         # against the rate of the pair measured alone, as the model holds it.
-        bottleneck = t.bandwidth(i, j)
-        shared = any(t.links[ln].bw <= bottleneck * (1 + 1e-9) for ln in set(t.route(i, j)) & set(t.route(j, i)))
+        def carries_both(i, j):
+            bottleneck = t.bandwidth(i, j)
+            return any(t.links[ln].bw <= bottleneck * (1 + 1e-9) for ln in set(t.route(i, j)) & set(t.route(j, i)))
+        shared = carries_both(i, j)
+        # A class whose pairs of that rate differ (racks of one latency
+        # subnet: pairs inside a rack one link per direction, across a rack
+        # its shared uplink): the probe's pair may be either kind.
+        kinds = {carries_both(a, b) for a, b in pairs
+                 if abs(t.flow_bandwidth(a, b, tcp_gamma) - expected) <= 1e-9 * expected}
+        mixed = len(kinds) > 1
         one_way = c["bandwidth_alone"] or max(c["bandwidth_alone"], c["bandwidth"])
         both = c.get("bandwidth_both_ways", 0)
         if both > 0:
             full = both >= 0.75 * one_way
-            good = full != shared
+            good = mixed or full != shared
             ok = ok and good
             print("  class %d-%d both ways %s each: %s, the platform's bottleneck %s %s"
                   % (c["a"], c["b"], _fmt_bw(both), "full duplex" if full else "shared",
+                     "differs among its pairs" if mixed else
                      "carries both directions" if shared else "one per direction", "ok" if good else "FAIL"),
                   file=out)
         # One pair both ways at once, receives first: SimGrid has no
@@ -583,10 +1417,11 @@ def check_alone(t, profile, tolerance, tcp_gamma, out=sys.stdout):
         same = c.get("bandwidth_same_pair", 0)
         if same > 0:
             turns = same < 0.75 * one_way
-            good = turns == shared
+            good = mixed or turns == shared
             ok = ok and good
             print("  class %d-%d one pair both ways %s each: %s, the platform's bottleneck %s %s"
                   % (c["a"], c["b"], _fmt_bw(same), "takes turns" if turns else "both at once",
+                     "differs among its pairs" if mixed else
                      "carries both directions" if shared else "one per direction", "ok" if good else "FAIL"),
                   file=out)
     return ok
@@ -802,12 +1637,47 @@ def check(t, profile, tolerance=0.05, o_s=1e-6, o_r=1e-6, tcp_gamma=4194304.0,
     return ok
 
 
+def _tree_main(t, args):
+    """truth.py PLATFORM --tree [PROFILE]: print the tree, or check a profile's."""
+    if not args.profile:
+        try:
+            tr = tree(t)
+        except ValueError as e:
+            print("truth.py: %s" % e, file=sys.stderr)
+            return 2
+        if args.json:
+            json.dump(tr, sys.stdout, indent=1)
+            print()
+        else:
+            _print_tree(tr)
+        return 0
+    tolerance = 0.10 if args.tolerance is None else args.tolerance
+    try:
+        with open(args.profile) as f:
+            other = profile_tree(json.load(f))
+        names = [h for h in other["hosts"] if h in t.host_speed]
+        truth_tree = tree(t, names=names)
+        bad, notes = check_tree(truth_tree, other, tolerance, duplex=not args.no_duplex)
+    except (OSError, KeyError, TypeError, ValueError) as e:
+        print("truth.py: %s" % e, file=sys.stderr)
+        return 2
+    print("tree of %s vs %s: %d hosts, tolerance %g" % (os.path.basename(t.platform),
+                                                       os.path.basename(args.profile), len(names), tolerance))
+    for line in bad:
+        print("  DISAGREE %s" % line)
+    for line in notes:
+        print("  %s" % line)
+    print("PASS" if not bad else "FAIL (%d disagreements)" % len(bad))
+    return 0 if not bad else 1
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("platform")
     ap.add_argument("profile", nargs="?")
     ap.add_argument("--hosts", help="host file (default: the .hosts file beside the platform)")
-    ap.add_argument("--tolerance", type=float, default=0.05)
+    ap.add_argument("--tolerance", type=float, default=None,
+                    help="relative error allowed (default 0.05; with --tree 0.10)")
     ap.add_argument("--os", dest="o_s", type=float, default=1e-6, help="send overhead per message, s")
     ap.add_argument("--or", dest="o_r", type=float, default=1e-6, help="receive overhead per message, s")
     ap.add_argument("--envelope", type=int, default=16,
@@ -822,12 +1692,23 @@ def main(argv=None):
                     "alone (concurrent profiles: pairs of a round share uplinks)")
     ap.add_argument("--agree", metavar="PROFILE2", help="also require this profile of the same platform (the other "
                     "mode) to give the same partition and per-pair latencies within the tolerance")
+    ap.add_argument("--tree", action="store_true",
+                    help="the platform's tree (derived from its routes); with a profile, check the profile's "
+                    "network (version 2) or a generated .tree.json against it")
+    ap.add_argument("--json", action="store_true", help="with --tree and no profile: print the tree as JSON")
+    ap.add_argument("--no-duplex", action="store_true",
+                    help="with --tree: do not require the profile to tell a limiting link carrying both "
+                    "directions from one link each way")
     args = ap.parse_args(argv)
     try:
         t = load(args.platform, args.hosts)
     except (ValueError, OSError, ET.ParseError) as e:
         print("truth.py: %s" % e, file=sys.stderr)
         return 2
+    if args.tree:
+        return _tree_main(t, args)
+    if args.tolerance is None:
+        args.tolerance = 0.05
     if not args.profile:
         _print_truth(t)
         return 0

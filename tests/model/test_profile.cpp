@@ -820,3 +820,42 @@ TEST(Profile, TheRuntimeLeavesThePairMatricesOutOfTheParse) {
   expect_refused(unclosed, "not valid JSON");
   EXPECT_THROW(parse_profile(unclosed, false), InputError);
 }
+
+TEST(Profile, AVersionOneProfileAsATreePricesItsMessagesAlike) {
+  // network_from_classes: the tree the classes describe. Two subnets: a
+  // message's latency and rate on the tree are its class's.
+  Profile p = sample_profile(6, false);
+  for (PairClass& c : p.classes)
+    if (c.a >= 0 && c.a != c.b) c.slowdown = 2, c.bandwidth_alone = c.bandwidth;  // the uplinks the model draws
+  const ProfileModel classes(p, "v1");
+  Profile q = p;
+  q.version = 2;
+  q.network = network_from_classes(p, {});
+  const Profile back = parse_profile(profile_to_json(q));
+  const ProfileModel tree(back, "v2");
+  for (int a = 0; a < 6; ++a)
+    for (int b = 0; b < 6; ++b)
+      for (uint64_t bytes : {uint64_t(8), uint64_t(1) << 20}) {
+        const MessageCost x = classes.message(a, b, bytes), y = tree.message(a, b, bytes);
+        EXPECT_NEAR(y.arrive, x.arrive, 1e-9 + 1e-9 * x.arrive) << a << "->" << b << " " << bytes;
+        EXPECT_NEAR(y.wire, x.wire, 1e-12 + 1e-9 * x.wire) << a << "->" << b << " " << bytes;
+      }
+  // Racks inserted under subnet 0: its hosts hang off them, the rack's
+  // uplink on their paths out.
+  RackProfile r0, r1;
+  r0.subnet = r1.subnet = 0;
+  r0.hosts = {0, 1};
+  r1.hosts = {2};
+  r0.shared = r1.shared = true;
+  r0.up = r1.up = {20e6, 0, "shift experiments"};
+  q.network = network_from_classes(p, {r0, r1});
+  const ProfileModel racked(parse_profile(profile_to_json(q)), "racks");
+  const Topology& t = *racked.topology();
+  EXPECT_EQ(t.depth(), 3);
+  EXPECT_EQ(t.nodes[size_t(t.nodes[size_t(t.node_of_host[0])].parent)].name, "subnet 0 rack 1");
+  EXPECT_EQ(t.nodes[size_t(t.node_of_host[1])].parent, t.nodes[size_t(t.node_of_host[0])].parent);
+  EXPECT_NE(t.nodes[size_t(t.node_of_host[2])].parent, t.nodes[size_t(t.node_of_host[0])].parent);
+  EXPECT_NEAR(1 / t.path_bandwidth(0, 2), 1 / 20e6, 1e-12);
+  EXPECT_NEAR(1 / t.path_bandwidth(0, 1), 1 / classes.topology()->path_bandwidth(0, 1), 1e-12);
+  EXPECT_EQ(t.group_of(0), t.group_of(2));  // one subnet: one group
+}

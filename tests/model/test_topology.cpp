@@ -177,3 +177,29 @@ TEST(TreeModel, RacksShareTheirUplinkAndTheBoundSeesIt) {
   EXPECT_NEAR(b.time, 24.0 * (1 << 20) / 100e6, 1e-3) << b.cut;
   EXPECT_NE(b.cut.find("uplink"), std::string::npos) << b.cut;
 }
+
+TEST(Topology, GroupsHangOffTheSwitchWhereTheTreeBranches) {
+  // One subnet whose racks the probe found: root → subnet → 2 racks → hosts.
+  // The groups are the racks; a subnet of hosts only stays one group.
+  Topology t;
+  const int subnet = t.add_switch(0, "subnet 0");
+  const int r0 = t.add_switch(subnet, "rack 0", t.add_link("u0", 1e9), t.add_link("d0", 1e9));
+  const int r1 = t.add_switch(subnet, "rack 1", t.add_link("u1", 1e9), t.add_link("d1", 1e9));
+  for (int h = 0; h < 4; ++h) t.add_host(h < 2 ? r0 : r1, "h" + std::to_string(h), t.add_link("n", 1e8), -1);
+  for (int h = 0; h < 4; ++h) t.host_of_rank.push_back(h);
+  t.check();
+  t.settle();
+  EXPECT_EQ(t.groups(), 2);
+  EXPECT_EQ(t.group_node(0), r0);
+  EXPECT_EQ(t.group_of(1), 0);
+  EXPECT_EQ(t.group_of(2), 1);
+  EXPECT_TRUE(t.multi_group());
+  Topology flat;
+  const int only = flat.add_switch(0, "subnet 0");
+  for (int h = 0; h < 3; ++h) flat.add_host(only, "h" + std::to_string(h), flat.add_link("n", 1e8), -1);
+  for (int h = 0; h < 3; ++h) flat.host_of_rank.push_back(h);
+  flat.check();
+  flat.settle();
+  EXPECT_EQ(flat.groups(), 1);
+  EXPECT_FALSE(flat.multi_group());
+}

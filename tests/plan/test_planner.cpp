@@ -395,3 +395,22 @@ TEST(MeasuredWinner, ACandidateReplacesNativeOnlyWhenItsMedianAndMinimumAreClear
   // The smallest median wins even when it fails the margin and another passes it: native then.
   EXPECT_EQ(measured_winner({t("native", 1.0, 0.9), t("a", 0.8, 0.7), t("b", 0.79, 0.88)}), 0u);
 }
+
+TEST(Planner, APriceThatHoldsDoesNotKeepAChoiceFarWorseThanAnEstimate) {
+  // Reduce over 1552 ranks on the postal model: star_reduce is priced by its
+  // rounds (1551 steps, a price that holds), the trees only estimated
+  // (13.5): a known price is no reason to keep a choice 100x worse.
+  auto m = parse_model("postal:lambda=1.224");
+  const PlanResult r = plan(Collective::make(CollOp::reduce, 1552, 1 << 20), *m);
+  ASSERT_FALSE(r.candidates.empty());
+  EXPECT_NE(r.best().algorithm, "star_reduce");
+  double star = 0;
+  for (const Candidate& c : r.candidates)
+    if (c.algorithm == "star_reduce") star = c.predicted;
+  EXPECT_GT(star, 0);
+  EXPECT_LT(r.best().predicted * kRoughMargin, star);
+  // Within the margin the priced candidate still ranks first: a model
+  // whose rounds hold and whose estimates are rough at 4 ranks.
+  const PlanResult small = plan(Collective::make(CollOp::reduce, 4, 1 << 20), *m);
+  EXPECT_FALSE(small.best().estimated);
+}
