@@ -153,6 +153,24 @@ ModelPtr parse_loggp(Params p) {
 }
 
 
+// ranks= (per host) and layout= (block or round), as cluster and tree take them.
+void read_placement(const char* kind, Params& p, long hosts, ClusterParams& c) {
+  if (p.count("ranks")) {
+    const std::string& v = p["ranks"];
+    char* end = nullptr;
+    errno = 0;
+    const long r = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end || errno || r < 1 || r > 1024 || r * hosts > (1L << 21))
+      throw InputError(cat("model '", kind, "': ranks= takes ranks per host, 1 to 1024, got '", v, "'"));
+    c.ranks_per_host = int(r);
+  }
+  if (p.count("layout")) {
+    if (p["layout"] != "block" && p["layout"] != "round")
+      throw InputError(cat("model '", kind, "': layout must be block or round, got '", p["layout"], "'"));
+    c.round = p["layout"] == "round";
+  }
+}
+
 ModelPtr parse_cluster(Params p, const std::string& spec) {
   reject_unknown("cluster", p, {"subnets", "ranks", "layout", "alpha", "bw", "up_latency", "up_bw", "duplex", "o",
                                 "shm_alpha", "shm_bw", "gamma", "sharing"});
@@ -174,20 +192,7 @@ ModelPtr parse_cluster(Params p, const std::string& spec) {
     at = plus + 1;
   }
   if (c.subnets.size() > 256 || hosts > 65536) throw InputError("model 'cluster': at most 256 subnets and 65536 hosts");
-  if (p.count("ranks")) {
-    const std::string& v = p["ranks"];
-    char* end = nullptr;
-    errno = 0;
-    const long r = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end || errno || r < 1 || r > 1024 || r * hosts > (1L << 21))
-      throw InputError(cat("model 'cluster': ranks= takes ranks per host, 1 to 1024, got '", v, "'"));
-    c.ranks_per_host = int(r);
-  }
-  if (p.count("layout")) {
-    if (p["layout"] != "block" && p["layout"] != "round")
-      throw InputError(cat("model 'cluster': layout must be block or round, got '", p["layout"], "'"));
-    c.round = p["layout"] == "round";
-  }
+  read_placement("cluster", p, hosts, c);
   if (p.count("duplex")) {
     if (p["duplex"] != "shared" && p["duplex"] != "split")
       throw InputError(cat("model 'cluster': duplex must be shared or split, got '", p["duplex"], "'"));
@@ -278,20 +283,7 @@ ModelPtr parse_tree(Params p, const std::string& spec) {
       if (x != 0 && x != 1) throw InputError(cat("model 'tree': shared= takes 0 or 1 per level, got '", p["shared"], "'"));
       c.level_shared.push_back(char(x));
     }
-  if (p.count("ranks")) {
-    const std::string& v = p["ranks"];
-    char* end = nullptr;
-    errno = 0;
-    const long r = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end || errno || r < 1 || r > 1024 || r * hosts > (1L << 21))
-      throw InputError(cat("model 'tree': ranks= takes ranks per host, 1 to 1024, got '", v, "'"));
-    c.ranks_per_host = int(r);
-  }
-  if (p.count("layout")) {
-    if (p["layout"] != "block" && p["layout"] != "round")
-      throw InputError(cat("model 'tree': layout must be block or round, got '", p["layout"], "'"));
-    c.round = p["layout"] == "round";
-  }
+  read_placement("tree", p, hosts, c);
   if (p.count("sharing")) {
     const std::string& v = p["sharing"];
     char* end = nullptr;
