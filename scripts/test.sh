@@ -14,35 +14,39 @@
 #      in 2 subnets; skipped, saying why, without root or namespaces).
 # TEST_MPIS="openmpi" (or any of openmpi mpich install slurm smpi netns) runs fewer.
 set -euo pipefail
+SECONDS=0
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 mpis="${TEST_MPIS:-openmpi mpich install slurm smpi netns}"
+# Each section says when it starts (seconds since the set-up began): where CI's time goes.
+say() { echo "== $* (at ${SECONDS} s)"; }
 if [[ " $mpis " == *" openmpi "* ]]; then
-  echo "== C++ and MPI tests, Open MPI (ctest, build/py)"
+  say "C++ and MPI tests, Open MPI (ctest, build/py)"
   ctest --test-dir build/py --output-on-failure
-  echo "== Python tests (pytest)"
+  say "Python tests (pytest)"
   .venv/bin/python -m pytest -q tests/python
 fi
 if [[ " $mpis " == *" mpich "* ]]; then
-  echo "== MPI tests, MPICH (build/mpich)"
+  say "MPI tests, MPICH (build/mpich)"
   bash scripts/build_mpich.sh
   ctest --test-dir build/mpich --output-on-failure
 fi
 if [[ " $mpis " == *" install "* ]]; then
-  echo "== Installed: a new virtual environment, find_package(hetcoll), pkg-config (tests/install)"
+  say "Installed: a new virtual environment, find_package(hetcoll), pkg-config (tests/install)"
   bash tests/install/install_test.sh
-  echo "== hetcoll export: Open MPI and MPICH follow the files (tests/export)"
+  say "hetcoll export: Open MPI and MPICH follow the files (tests/export)"
   bash tests/export/export_test.sh
 fi
 if [[ " $mpis " == *" slurm "* ]]; then
-  echo "== Slurm: probe, tune, bench in an allocation of a one-node Slurm (tests/slurm; SKIPPED where it cannot start)"
+  say "Slurm: probe, tune, bench in an allocation of a one-node Slurm (tests/slurm; SKIPPED where it cannot start)"
   bash tests/slurm/slurm_test.sh
 fi
 if [[ " $mpis " == *" smpi "* ]]; then
-  echo "== MPI tests, SimGrid SMPI (build/smpi)"
+  say "MPI tests, SimGrid SMPI (build/smpi)"
   bash scripts/build_smpi.sh
   ctest --test-dir build/smpi --output-on-failure -j2
 fi
 if [[ " $mpis " == *" netns "* ]]; then
-  echo "== The emulated cluster, small (tests/netns/small_cluster.sh)"
+  say "The emulated cluster, small (tests/netns/small_cluster.sh)"
   bash tests/netns/small_cluster.sh
 fi
+echo "== all tests passed in ${SECONDS} s"

@@ -697,12 +697,22 @@ def cmd_probe(args) -> int:
         probe_args.append("--sequential")
     if args.no_lambda:
         probe_args.append("--no-lambda")
-    _check_program(probe_args)
-    extra = _mpirun_args(args)
-    args.np = _ranks_to_run(args.np, None)
-    if not _run_mpi(args.np, probe_args, extra, "the probe", dry_run=args.dry_run, launcher=args.launcher,
-                    json_out=args.json):
-        return 0
+    declared = None
+    if args.topology == "slurm":
+        declared = _slurm_topology(Path(args.output).resolve().parent)
+        probe_args += ["--topology", declared]
+    elif args.topology:
+        probe_args += ["--topology", args.topology]
+    try:
+        _check_program(probe_args)
+        extra = _mpirun_args(args)
+        args.np = _ranks_to_run(args.np, None)
+        if not _run_mpi(args.np, probe_args, extra, "the probe", dry_run=args.dry_run, launcher=args.launcher,
+                        json_out=args.json):
+            return 0
+    finally:
+        if declared:
+            Path(declared).unlink(missing_ok=True)
     p = prof.load(args.output, with_pairs=False)
     if not args.json:
         print(f"hetcoll: profile of {len(p['hosts'])} hosts in {p['subnets']['count']} subnets written to "
@@ -715,6 +725,40 @@ def cmd_probe(args) -> int:
     if args.json:
         _emit_json(_profile_summary(args.output, p))
     return 0
+
+
+def _slurm_topology(directory) -> str:
+    """The tree Slurm declares, as a file the probe reads (topology.conf's
+    form): `scontrol show topology`, else the topology.conf beside Slurm's
+    configuration. Written into `directory` (where the profile goes: the
+    probe's rank 0 reads it there)."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    text, tried = "", []
+    if shutil.which("scontrol"):
+        proc = subprocess.run(["scontrol", "show", "topology"], capture_output=True, text=True)
+        if proc.returncode == 0 and "SwitchName=" in proc.stdout:
+            text = proc.stdout
+        tried.append("'scontrol show topology' " + ("printed no switch" if proc.returncode == 0 else
+                                                    f"failed ({(proc.stderr or '').strip()[:120]})"))
+    else:
+        tried.append("no scontrol on PATH")
+    if not text:
+        conf = Path(os.environ.get("SLURM_CONF", "/etc/slurm/slurm.conf")).parent / "topology.conf"
+        if conf.is_file():
+            text = conf.read_text()
+        else:
+            tried.append(f"no {conf}")
+    if not text:
+        raise CliError("--topology slurm: Slurm declares no topology here (" + "; ".join(tried) +
+                       "); name a file in topology.conf's form instead: --topology FILE")
+    fd, path = tempfile.mkstemp(prefix=".hetcoll-topology-", suffix=".conf", dir=str(directory))
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path
 
 
 def _profile_summary(path, p) -> dict:
@@ -1168,6 +1212,9 @@ def _workflow_commands(sub) -> None:
                     help="ECO's subnet threshold (default 0.2: within 20%%)")
     pr.add_argument("--large", type=parse_size, default=256 << 10, help="bandwidth message size (default 256k)")
     pr.add_argument("--no-lambda", action="store_true", help="skip Bruck's lambda experiments")
+    pr.add_argument("--topology", metavar="FILE|slurm", help="a declared topology as a start: a file in Slurm's "
+                    "topology.conf form, or 'slurm' (scontrol show topology); each switch's links measured, and "
+                    "every place where measurement and declaration disagree said")
     pr.add_argument("--tune", action="store_true", help="then time the native collectives against hetcoll's best "
                     "candidates on this job and store the winners (hetcoll tune)")
     pr.add_argument("--tune-max", type=parse_size, default=1 << 20, help="with --tune: largest size (default 1M)")

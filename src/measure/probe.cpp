@@ -43,12 +43,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,7 @@
 #include "model/fit.hpp"
 #include "model/profile.hpp"
 #include "model/profile_model.hpp"
+#include "model/declared_topology.hpp"
 #include "model/racks.hpp"
 #include "measure/program_args.hpp"
 #include "model/subnets.hpp"
@@ -79,6 +82,7 @@ struct Options {
   uint64_t lambda_max = uint64_t(4) << 20;
   bool lambda = true;
   bool progress = true;
+  std::string topology;  // --topology FILE (topology.conf's form), empty: none
   std::string command;
 };
 
@@ -124,11 +128,12 @@ Options parse_args(int argc, char** argv) {
       o.lambda_k = program::parse_int(value(i), "--lambda-k", 2, 64);
     } else if (a == "--no-lambda") o.lambda = false;
     else if (a == "--no-progress") o.progress = false;
+    else if (a == "--topology") o.topology = value(i);
     else if (a == "-h" || a == "--help") {
       if (g_rank == 0)
         std::printf("usage: hetcoll-probe [-o FILE] [--budget 60s] [--sequential] [--repeats N] [--threshold 0.2]\n"
                     "                     [--large 256k] [--lambda-k 4] [--lambda-max 4M] [--no-lambda] [--no-progress]\n"
-                    "                     [--check]\n");
+                    "                     [--topology FILE] [--check]\n");
       program::done();
     } else if (a == "--check") {
     } else usage_error("unknown argument '" + a + "' (--help lists them)");
@@ -533,7 +538,19 @@ class Probe {
   void alone_pairs();
   void backplane();
   std::vector<double> flow_rates(const std::vector<int>& to, uint64_t bytes);
+  struct GroupSet {
+    std::vector<std::vector<int>> hosts;  // per group, its hosts in host order
+    std::vector<int> next;                // per group, the group its hosts send to (-1: none)
+    std::vector<int> index;               // per group, its place among those it cycles with
+    std::vector<int> vote;                // per group, the groups that decide "one link both ways" together
+    bool inside = true;                   // check the flows inside each group (racks; not upper levels)
+  };
+  std::vector<RackProfile> group_links(const GroupSet& g, uint64_t bytes, const std::string& how_first,
+                                       std::vector<double>& inside_ratio);
   void racks();
+  void declared();
+  void hold_declared(const DeclaredTopology& t, const DeclaredLayout& lay, const std::vector<RackProfile>& links,
+                     const std::vector<double>& ratio);
   void sharing();
   double far_message(int r, int n, int f, bool stream, uint64_t bytes);
   void overheads();
@@ -602,6 +619,7 @@ int Probe::run() {
   alone_pairs();
   backplane();
   racks();
+  declared();
   sharing();
   overheads();
   shared_memory();
@@ -989,74 +1007,340 @@ void Probe::racks() {
       index_in_subnet[size_t(rs[j])] = int(j);
     }
   }
-  std::vector<int> inside(size_t(H), -1), across(size_t(H), -1), one_way(size_t(H), -1);
-  for (int r = 0; r < racks_count; ++r) {
-    const auto& a = rack[size_t(r)];
-    const auto& b = rack[size_t(next[size_t(r)])];
-    if (a.size() >= 2)
-      for (size_t q = 0; q < a.size(); ++q) inside[size_t(a[q])] = a[(q + 1) % a.size()];
-    // Host q of a rack receives from host q of the rack before it only.
-    for (size_t q = 0; q < std::min(a.size(), b.size()); ++q) {
-      across[size_t(a[q])] = b[q];
-      if (index_in_subnet[size_t(r)] % 2 == 0 && index_in_subnet[size_t(next[size_t(r)])] % 2 == 1)
-        one_way[size_t(a[q])] = b[q];
-    }
-  }
-  const std::vector<double> rin = flow_rates(inside, bytes), racr = flow_rates(across, bytes),
-                            rone = flow_rates(one_way, bytes);
+  GroupSet g;
+  g.hosts = rack;
+  g.next = next;
+  g.index = index_in_subnet;
+  g.vote = subnet_of_rack;
+  std::vector<double> inside_ratio;
+  std::vector<RackProfile> links =
+      group_links(g, bytes, cat("racks by bandwidth: ", sh.ks.size(), " shifts, rack to next rack "), inside_ratio);
   if (g_rank != 0) return;
   // Inside a rack every flow at its ends' rate, or the racks are not racks.
+  for (int r = 0; r < racks_count; ++r)
+    if (inside_ratio[size_t(r)] < kRackSlow) {
+      std::fprintf(stderr, "hetcoll-probe: racks by bandwidth dropped: inside a rack a flow moved %.0f %% of the best inside one\n",
+                   100 * inside_ratio[size_t(r)]);
+      return;
+    }
+  for (int r = 0; r < racks_count; ++r) links[size_t(r)].subnet = subnet_of_rack[size_t(r)];
+  found_racks = std::move(links);
+}
+
+// The links of groups of hosts (racks; a declared level's switches): inside
+// every group a shift by one (every flow at its ends' rate, else the
+// group is not one: inside_ratio, the worst flow inside over the best
+// inside any group); every group j to its next at once, position by
+// position (each group's link out and in loaded), and again to the group
+// before it (a link out measured into two different links in: the
+// faster, where the first one's link in was the narrower); then only the
+// groups of even index to a next of odd index (out alone): a group's link
+// is one for both ways where its flows out moved 1.5x faster alone (the
+// groups of one vote decide together), its capacity the rates through it
+// summed. Where every flow through a link moved at its hosts' rate, the
+// link did not limit them: at least its hosts' interfaces together (a
+// group sends only as many flows as the group it sends to has hosts).
+// Every rank calls it; rank 0 gets the links (subnet and within left to
+// the caller).
+std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, const std::string& how_first,
+                                            std::vector<double>& inside_ratio) {
+  const int count = int(g.hosts.size());
+  std::vector<int> group_of(size_t(H), -1), prev(size_t(count), -1);
+  for (int r = 0; r < count; ++r)
+    for (int h : g.hosts[size_t(r)]) group_of[size_t(h)] = r;
+  for (int r = 0; r < count; ++r)
+    if (g.next[size_t(r)] >= 0 && g.next[size_t(r)] != r) prev[size_t(g.next[size_t(r)])] = r;
+  std::vector<int> inside(size_t(H), -1), across(size_t(H), -1), back(size_t(H), -1), one_way(size_t(H), -1);
+  for (int r = 0; r < count; ++r) {
+    const auto& a = g.hosts[size_t(r)];
+    if (a.size() >= 2 && g.inside)
+      for (size_t q = 0; q < a.size(); ++q) inside[size_t(a[q])] = a[(q + 1) % a.size()];
+    // Host q of a group receives from host q of the group before it only
+    // (after it, going back).
+    const int nx = g.next[size_t(r)], pv = prev[size_t(r)];
+    if (nx >= 0 && nx != r)
+      for (size_t q = 0; q < std::min(a.size(), g.hosts[size_t(nx)].size()); ++q) {
+        across[size_t(a[q])] = g.hosts[size_t(nx)][q];
+        if (g.index[size_t(r)] % 2 == 0 && g.index[size_t(nx)] % 2 == 1) one_way[size_t(a[q])] = g.hosts[size_t(nx)][q];
+      }
+    if (pv >= 0 && pv != nx)
+      for (size_t q = 0; q < std::min(a.size(), g.hosts[size_t(pv)].size()); ++q) back[size_t(a[q])] = g.hosts[size_t(pv)][q];
+  }
+  const bool any_back = std::any_of(back.begin(), back.end(), [](int t) { return t >= 0; });
+  const std::vector<double> rin = g.inside ? flow_rates(inside, bytes) : std::vector<double>(size_t(H), 0.0),
+                            racr = flow_rates(across, bytes),
+                            rback = any_back ? flow_rates(back, bytes) : std::vector<double>(size_t(H), 0.0),
+                            rone = flow_rates(one_way, bytes);
+  std::vector<RackProfile> out;
+  inside_ratio.assign(size_t(count), 1.0);
+  if (g_rank != 0) return out;
   double best_inside = 0;
   for (int h = 0; h < H; ++h) best_inside = std::max(best_inside, rin[size_t(h)]);
   for (int h = 0; h < H; ++h)
-    if (inside[size_t(h)] >= 0 && rin[size_t(h)] < kRackSlow * best_inside) {
-      std::fprintf(stderr, "hetcoll-probe: racks by bandwidth dropped: inside a rack host %s moved %.3g MB/s, others %.3g\n",
-                   hosts.names[size_t(h)].c_str(), rin[size_t(h)] / 1e6, best_inside / 1e6);
-      return;
-    }
-  // Per subnet, whether its racks' links carry both ways on one (from the
-  // racks whose flows out were measured alone too).
-  std::vector<int> shared_votes(size_t(S), 0), votes(size_t(S), 0);
-  for (int r = 0; r < racks_count; ++r) {
-    double out = 0, alone_out = 0;
-    for (int h : rack[size_t(r)]) out += racr[size_t(h)], alone_out += rone[size_t(h)];
-    if (alone_out > 0 && out > 0) {
-      ++votes[size_t(subnet_of_rack[size_t(r)])];
-      shared_votes[size_t(subnet_of_rack[size_t(r)])] += alone_out > 1.5 * out;
+    if (inside[size_t(h)] >= 0 && best_inside > 0)
+      inside_ratio[size_t(group_of[size_t(h)])] = std::min(inside_ratio[size_t(group_of[size_t(h)])], rin[size_t(h)] / best_inside);
+  // A host's interface: its best flow in the shifts or inside its group.
+  std::vector<double> nic(size_t(H), 0.0);
+  for (int h = 0; h < H; ++h) {
+    nic[size_t(h)] = std::max(nic[size_t(h)], h < int(rack_nic.size()) ? rack_nic[size_t(h)] : 0.0);
+    if (inside[size_t(h)] >= 0) {
+      nic[size_t(h)] = std::max(nic[size_t(h)], rin[size_t(h)]);
+      nic[size_t(inside[size_t(h)])] = std::max(nic[size_t(inside[size_t(h)])], rin[size_t(h)]);
     }
   }
-  for (int r = 0; r < racks_count; ++r) {
-    double out = 0, in = 0, alone_out = 0;
-    for (int h : rack[size_t(r)]) {
-      out += racr[size_t(h)];
-      alone_out += rone[size_t(h)];
+  // Per group and experiment (0 next, 1 back): the rates out of it and into
+  // it summed, and whether every such flow moved at its ends' rate.
+  struct Through {
+    double out = 0, in = 0;
+    bool out_free = true, in_free = true;
+  };
+  std::vector<std::array<Through, 2>> th(static_cast<size_t>(count));
+  for (int e = 0; e < 2; ++e) {
+    const std::vector<int>& to = e == 0 ? across : back;
+    const std::vector<double>& rate = e == 0 ? racr : rback;
+    for (int h = 0; h < H; ++h) {
+      const int t = to[size_t(h)];
+      if (t < 0) continue;
+      const double ends = std::min(nic[size_t(h)], nic[size_t(t)]);
+      const bool free = ends > 0 && rate[size_t(h)] >= kRackSlow * ends;
+      Through& a = th[size_t(group_of[size_t(h)])][size_t(e)];
+      Through& b = th[size_t(group_of[size_t(t)])][size_t(e)];
+      a.out += rate[size_t(h)], a.out_free = a.out_free && free;
+      b.in += rate[size_t(h)], b.in_free = b.in_free && free;
     }
-    for (int h = 0; h < H; ++h)
-      if (across[size_t(h)] >= 0 && rack_of[size_t(across[size_t(h)])] == r) in += racr[size_t(h)];
+  }
+  // Per vote, whether its groups' links carry both ways on one (from the
+  // groups whose flows out were measured alone too).
+  std::map<int, int> shared_votes, votes;
+  std::vector<double> alone_out(size_t(count), 0.0);
+  for (int h = 0; h < H; ++h)
+    if (one_way[size_t(h)] >= 0) alone_out[size_t(group_of[size_t(h)])] += rone[size_t(h)];
+  for (int r = 0; r < count; ++r)
+    if (alone_out[size_t(r)] > 0 && th[size_t(r)][0].out > 0) {
+      ++votes[g.vote[size_t(r)]];
+      shared_votes[g.vote[size_t(r)]] += alone_out[size_t(r)] > 1.5 * th[size_t(r)][0].out;
+    }
+  for (int r = 0; r < count; ++r) {
+    const Through& f = th[size_t(r)][0];
+    const Through& b = th[size_t(r)][1];
     RackProfile x;
-    x.subnet = subnet_of_rack[size_t(r)];
-    x.hosts = rack[size_t(r)];
-    const bool measured_alone = alone_out > 0;
-    const int sn = x.subnet;
-    x.shared = votes[size_t(sn)] > 0 && 2 * shared_votes[size_t(sn)] > votes[size_t(sn)];
-    const std::string how = cat("racks by bandwidth: ", sh.ks.size(), " shifts, rack to next rack ",
-                                measured_alone ? "both ways and out alone" : "both ways");
-    if (x.shared) {
-      x.up = x.down = {std::max(out + in, alone_out), 0, how};
-    } else {
-      x.up = {std::max(out, alone_out), 0, how};
-      // What came in was held to what the rack before sent out (its link
-      // out full): a bound from below; the link in at least as fast as
-      // this rack's own link out then.
-      double prev_out = 0;
-      for (int q = 0; q < racks_count; ++q)
-        if (next[size_t(q)] == r)
-          for (int h : rack[size_t(q)]) prev_out += racr[size_t(h)];
-      const bool held = in > 0 && prev_out > 0 && in >= 0.95 * prev_out;
-      x.down = {in > 0 ? (held ? std::max(in, x.up.bandwidth) : in) : x.up.bandwidth, 0, how};
+    x.hosts = g.hosts[size_t(r)];
+    const int v = g.vote[size_t(r)];
+    x.shared = votes[v] > 0 && 2 * shared_votes[v] > votes[v];
+    std::string how = how_first + (any_back ? "and back, " : "") + (alone_out[size_t(r)] > 0 ? "both ways and out alone" : "both ways");
+    double hosts_sum = 0;
+    for (int h : x.hosts) hosts_sum += nic[size_t(h)];
+    if (f.out <= 0 && f.in <= 0 && b.out <= 0 && b.in <= 0) {
+      // No flow through it (no next): its hosts' interfaces together, not a limit.
+      x.up = x.down = {hosts_sum, 0, how_first + "not measured (nothing to send to beside it): its hosts' interfaces"};
+      out.push_back(std::move(x));
+      continue;
     }
-    found_racks.push_back(std::move(x));
+    // Flows at their hosts' rate: the link did not limit them.
+    const bool out_free = (f.out > 0 && f.out_free) || (b.out > 0 && b.out_free);
+    const bool in_free = (f.in > 0 && f.in_free) || (b.in > 0 && b.in_free);
+    if (x.shared) {
+      double both = std::max({f.out + f.in, b.out + b.in, alone_out[size_t(r)]});
+      if (out_free && in_free) both = std::max(both, 2 * hosts_sum), how += "; its flows at their hosts' rate: at least";
+      x.up = x.down = {both, 0, how};
+    } else {
+      double up = std::max({f.out, b.out, alone_out[size_t(r)]});
+      // What came in was held to what the group before sent out (its link
+      // out full): a bound from below; the link in at least as fast as
+      // this group's own link out then.
+      double prev_out = 0;
+      if (prev[size_t(r)] >= 0) prev_out = th[size_t(prev[size_t(r)])][0].out;
+      const bool held = f.in > 0 && prev_out > 0 && f.in >= 0.95 * prev_out;
+      double down = std::max(f.in > 0 ? (held ? std::max(f.in, up) : f.in) : up, b.in);
+      if (out_free) up = std::max(up, hosts_sum);
+      if (in_free) down = std::max(down, hosts_sum);
+      if (out_free || in_free) how += "; its flows at their hosts' rate: at least";
+      x.up = {up, 0, how};
+      x.down = {down, 0, how};
+    }
+    out.push_back(std::move(x));
   }
+  return out;
+}
+
+// A rate for the topology's lines; one of them.
+std::string gbps(double bytes_per_s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g GB/s", bytes_per_s / 1e9);
+  return b;
+}
+void say(bool disagrees, const std::string& text) {
+  std::printf("hetcoll-probe: topology: %s%s\n", disagrees ? "DISAGREES: " : "", text.c_str());
+}
+
+// 4e. A declared topology (--topology FILE, topology.conf's form:
+// model/declared_topology.hpp) as a start: laid over the job's hosts and
+// the subnets latency found, then each level's switches measured like
+// racks (group_links), from the bottom level up, each switch against its
+// next sibling (same switch above, same subnet). Rank 0 says, line by
+// line, each switch's links, and where measurement and declaration
+// disagree: hosts in no switch, a switch across subnets latency tells
+// apart, a switch whose hosts' flows inside are not one switch's, racks
+// the shifts found that the declaration does not hold. What holds becomes
+// the profile's racks (nested: the declared levels), in place of the
+// racks the shifts found.
+void Probe::declared() {
+  if (opt.topology.empty()) return;
+  DeclaredTopology t;
+  DeclaredLayout lay;
+  int ok = 1;
+  if (g_rank == 0) {
+    try {
+      t = read_declared_topology(opt.topology);
+      lay = place_declared(t, hosts.names, subnet_of);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "hetcoll-probe: --topology: %s (not used)\n", e.what());
+      ok = 0;
+    }
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, g_comm);
+  if (!ok) return;
+  if (g_rank == 0) {
+    int levels_declared = 0;
+    for (size_t s = 0; s < t.switches.size(); ++s) levels_declared = std::max(levels_declared, t.level(int(s)) + 1);
+    say(false, cat(opt.topology, ": ", t.switches.size(), " switches in ", levels_declared, " level",
+                   levels_declared == 1 ? "" : "s", "; ", lay.groups.size(), " of them inside this job's ", S,
+                   " subnet", S == 1 ? "" : "s", " (", lay.levels(), " level", lay.levels() == 1 ? "" : "s", ")"));
+    for (const DeclaredNote& n : lay.notes) say(n.disagrees, n.text);
+  }
+  // Every rank: the groups (level, within, subnet, hosts).
+  std::vector<int> flat;
+  if (g_rank == 0)
+    for (const DeclaredGroup& g : lay.groups) {
+      flat.insert(flat.end(), {g.level, g.within, g.subnet, int(g.hosts.size())});
+      flat.insert(flat.end(), g.hosts.begin(), g.hosts.end());
+    }
+  int words = int(flat.size());
+  MPI_Bcast(&words, 1, MPI_INT, 0, g_comm);
+  flat.resize(size_t(words));
+  MPI_Bcast(flat.data(), words, MPI_INT, 0, g_comm);
+  std::vector<DeclaredGroup> groups;
+  for (size_t i = 0; i < flat.size();) {
+    DeclaredGroup g;
+    g.level = flat[i], g.within = flat[i + 1], g.subnet = flat[i + 2];
+    g.hosts.assign(flat.begin() + long(i) + 4, flat.begin() + long(i) + 4 + flat[i + 3]);
+    i += 4 + size_t(flat[i + 3]);
+    groups.push_back(std::move(g));
+  }
+  if (groups.empty()) return;
+  if (opt.sequential) {
+    if (g_rank == 0) say(false, "sequential mode measures one pair at a time: the declared switches' links not measured");
+    return;
+  }
+  int levels = 0;
+  for (const DeclaredGroup& g : groups) levels = std::max(levels, g.level + 1);
+  const uint64_t bytes = std::min<uint64_t>(large * 16, uint64_t(16) << 20);
+  double slowest = 0;
+  for (size_t k = 0; k < pd.large_min.size() && g_rank == 0; ++k) slowest = std::max(slowest, pd.large_min[k]);
+  if (!affords(levels * 3 * 2 * (4 * slowest * double(bytes) / double(large) + 0.005), 0.87)) {
+    exhausted = true;
+    if (g_rank == 0) say(false, "the budget does not pay for the declared switches' links: not measured");
+    return;
+  }
+  bar.phase("declared", 0.5, 0.5);
+  std::vector<RackProfile> links(groups.size());
+  std::vector<double> ratio(groups.size(), 1.0);
+  for (int level = 0; level < levels; ++level) {
+    std::vector<int> ids;
+    for (size_t i = 0; i < groups.size(); ++i)
+      if (groups[i].level == level) ids.push_back(int(i));
+    GroupSet g;
+    g.inside = level == 0;  // flows inside an upper switch cross the links of those it holds
+    for (int id : ids) {
+      std::vector<int> sib;  // the same switch above, the same subnet, the same level
+      for (int o : ids)
+        if (groups[size_t(o)].within == groups[size_t(id)].within && groups[size_t(o)].subnet == groups[size_t(id)].subnet)
+          sib.push_back(o);
+      const size_t at = size_t(std::find(sib.begin(), sib.end(), id) - sib.begin());
+      const int nx = sib.size() >= 2 ? sib[(at + 1) % sib.size()] : -1;
+      g.hosts.push_back(groups[size_t(id)].hosts);
+      g.next.push_back(nx < 0 ? -1 : int(std::find(ids.begin(), ids.end(), nx) - ids.begin()));
+      g.index.push_back(int(at));
+      g.vote.push_back(groups[size_t(id)].subnet);
+    }
+    std::vector<double> inside;
+    std::vector<RackProfile> l = group_links(g, bytes, cat("declared (", opt.topology, "), level ", level, ": switch to next switch "), inside);
+    if (g_rank == 0)
+      for (size_t k = 0; k < ids.size(); ++k) links[size_t(ids[k])] = l[k], ratio[size_t(ids[k])] = inside[k];
+  }
+  if (g_rank == 0) hold_declared(t, lay, links, ratio);
+}
+
+// Rank 0: what of a declared topology held, line by line (each switch's
+// links; where measurement disagrees), and the profile's racks from it.
+void Probe::hold_declared(const DeclaredTopology& t, const DeclaredLayout& lay, const std::vector<RackProfile>& links,
+                          const std::vector<double>& ratio) {
+  const std::vector<DeclaredGroup>& groups = lay.groups;
+  auto nic = [&](int h) { return h < int(rack_nic.size()) && rack_nic[size_t(h)] > 0 ? rack_nic[size_t(h)] : 0.0; };
+  std::vector<int> kept(groups.size(), -1);
+  std::vector<RackProfile> declared_racks;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const DeclaredGroup& g = groups[i];
+    const std::string name = t.switches[size_t(g.sw)].name;
+    if (g.level == 0 && g.hosts.size() >= 2 && ratio[i] < kRackSlow) {
+      say(true, cat("switch ", name, ": a flow between two of its hosts moved ", int(100 * ratio[i]),
+                    " % of the best such flow: not one switch's hosts by bandwidth, left out"));
+      continue;
+    }
+    RackProfile r = links[i];
+    r.subnet = g.subnet;
+    r.name = name;
+    int w = g.within;
+    while (w >= 0 && kept[size_t(w)] < 0) w = lay.groups[size_t(w)].within;
+    r.within = w >= 0 ? kept[size_t(w)] : -1;
+    double hosts_sum = 0;
+    for (int h : g.hosts) hosts_sum += nic(h);
+    const bool measured = r.up.how.find("not measured") == std::string::npos;
+    std::string line = cat("switch ", name, " (", g.hosts.size(), " host", g.hosts.size() == 1 ? "" : "s", ", level ", g.level, "): ");
+    if (!measured) line += "no switch beside it in this job to measure against";
+    else
+      line += cat("link out ", gbps(r.up.bandwidth), ", in ", gbps(r.down.bandwidth), r.shared ? " (one link both ways)" : "",
+                  hosts_sum > 0 ? cat("; its hosts ", gbps(hosts_sum), " together (",
+                                      int(10 * hosts_sum / std::max(r.up.bandwidth, 1.0) + 0.5) / 10.0, ":1)")
+                                : std::string());
+    // An upper switch as fast as the switches below it together: no limit of its own.
+    double below = 0;
+    for (size_t j = i + 1; j < groups.size(); ++j)
+      if (groups[j].within == int(i) && (groups[j].level > 0 || ratio[j] >= kRackSlow)) below += links[j].up.bandwidth;
+    if (measured && g.level > 0 && below > 0 && r.up.bandwidth >= 0.9 * below)
+      line += cat("; as fast as the links of the switches it holds together (", gbps(below), "): no limit of its own");
+    say(false, line);
+    kept[i] = int(declared_racks.size());
+    declared_racks.push_back(std::move(r));
+  }
+  // The racks the shifts found against the declared switches: one no
+  // switch that held holds alone is said; where it overlaps none of them,
+  // it stays (measurement where the declaration did not hold).
+  const size_t held = declared_racks.size();
+  for (const RackProfile& f : found_racks) {
+    bool same = false, overlaps = false;
+    int within = -1;  // the innermost switch that held holding all of it
+    for (size_t i = 0; i < groups.size(); ++i) {
+      if (kept[i] < 0) continue;
+      same = same || groups[i].hosts == f.hosts;
+      int in = 0;
+      for (int h : f.hosts) in += std::binary_search(groups[i].hosts.begin(), groups[i].hosts.end(), h);
+      if (groups[i].level == 0) overlaps = overlaps || in > 0;
+      if (in == int(f.hosts.size()) && groups[i].level > 0) within = kept[i];
+    }
+    if (same) continue;
+    say(true, cat("the shifts measured a rack of ", f.hosts.size(), " hosts (", hosts.names[size_t(f.hosts.front())], " ... ",
+                  hosts.names[size_t(f.hosts.back())], ", its link ", gbps(f.up.bandwidth),
+                  ") that no declared switch holds alone", overlaps ? "" : ": kept, as measured"));
+    if (!overlaps) {
+      declared_racks.push_back(f);
+      declared_racks.back().within = within;
+    }
+  }
+  if (!declared_racks.empty())
+    say(false, cat("the profile's racks: ", held, " declared switch", held == 1 ? "" : "es", " that held, ",
+                   declared_racks.size() - held, " rack", declared_racks.size() - held == 1 ? "" : "s", " measured alone"));
+  found_racks = std::move(declared_racks);
 }
 
 // One far message into host r's leader from host f's leader (`bytes`),
@@ -1798,6 +2082,11 @@ int main(int argc, char** argv) {
   if (program::checking(argc, argv)) {
     const Options o = parse_args(argc, argv);
     program::check_writable(o.out, "-o");
+    if (!o.topology.empty()) try {
+        (void)read_declared_topology(o.topology);
+      } catch (const std::exception& e) {
+        program::fail(cat("--topology: ", e.what()));
+      }
     return 0;
   }
   MPI_Init(&argc, &argv);

@@ -100,9 +100,13 @@ struct NodeProfile {
 };
 // Per subnet, the racks the probe found in it by bandwidth (hosts whose
 // messages leave through one shared link that latency does not show).
+// Racks may nest (a declared topology's levels): `within` is the index of
+// the rack holding this one in the same list (before it), -1: the subnet.
 struct RackProfile {
   int subnet = 0;
-  std::vector<int> hosts;  // profile host indices
+  int within = -1;
+  std::string name;        // a declared switch's name; empty: "subnet S rack K"
+  std::vector<int> hosts;  // profile host indices (every host below it)
   bool shared = false;     // one uplink both ways
   LinkProfile up, down;
 };

@@ -403,16 +403,22 @@ std::vector<NodeProfile> network_from_classes(const Profile& p, const std::vecto
     const int subnet_node = int(out.size());
     out.push_back(n);
     std::vector<int> parent_of_host(p.hosts.size(), subnet_node);
-    for (const RackProfile& r : racks) {
+    std::vector<int> node_of_rack(racks.size(), -1);
+    for (size_t ri = 0; ri < racks.size(); ++ri) {
+      const RackProfile& r = racks[ri];
       if (r.subnet != a) continue;
       NodeProfile rn;
-      rn.name = cat("subnet ", a, " rack ", out.size() - size_t(subnet_node));
-      rn.parent = subnet_node;
+      rn.name = r.name.empty() ? cat("subnet ", a, " rack ", out.size() - size_t(subnet_node)) : r.name;
+      // Nested racks: under the rack holding it (listed before it), hosts
+      // under the innermost.
+      const bool nested = r.within >= 0 && size_t(r.within) < ri && node_of_rack[size_t(r.within)] >= 0;
+      rn.parent = nested ? node_of_rack[size_t(r.within)] : subnet_node;
       rn.shared = r.shared;
       rn.up = r.up;
       rn.down = r.shared ? r.up : r.down;
       if (n.fabric_as >= 0) rn.fabric_as = 0;
       const int rack_node = int(out.size());
+      node_of_rack[ri] = rack_node;
       out.push_back(rn);
       for (int h : r.hosts)
         if (h >= 0 && size_t(h) < p.hosts.size()) parent_of_host[size_t(h)] = rack_node;

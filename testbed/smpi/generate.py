@@ -21,6 +21,10 @@ parameter, the hosts and the seed (fat2_os1_32h_s7):
                     "host" index into "hosts", "links" the link names) — the
                     shape of hetcoll's profile version 2 "network"
                     (truth.to_profile_network converts it)
+    NAME.topology.conf  its switches as a site declares them to Slurm
+                    (topology.conf: a switch per rack with its hosts, one per
+                    switch above with the switches below): for
+                    hetcoll probe --topology
 
 Everything is drawn from random.Random(seed): the same seed, family and
 hosts give the same files. Without --hosts the hosts are drawn too (8 to
@@ -481,6 +485,27 @@ def _intended_tree(root, racks, order):
     return nodes
 
 
+def _topology_conf(name, root):
+    """The tree as a site would declare it to Slurm (topology.conf: a switch
+    per rack with its hosts, a switch per switch above with those below it),
+    for hetcoll probe --topology."""
+    lines = ["# %s: the switches of testbed/smpi/generate.py's platform, as Slurm's topology.conf" % name]
+
+    def walk(s):
+        for c in s.children:
+            walk(c)
+        parts = ["SwitchName=%s" % s.name]
+        if isinstance(s, Rack) and s.hosts:
+            parts.append("Nodes=%s" % ",".join(s.hosts))
+        if s.children:
+            parts.append("Switches=%s" % ",".join(c.name for c in s.children))
+        if len(parts) > 1:
+            lines.append(" ".join(parts))
+
+    walk(root)
+    return "\n".join(lines) + "\n"
+
+
 def generate(family, seed, hosts=None):
     """One platform: {"name", "xml", "hosts" (rank order), "tree"}."""
     if family not in FAMILIES:
@@ -511,7 +536,7 @@ def generate(family, seed, hosts=None):
     xml = _xml(name, comment, root, racks, links)
     tree = {"platform": name, "family": family, "params": params, "hosts": order,
             "nodes": _intended_tree(root, racks, order)}
-    return {"name": name, "xml": xml, "hosts": order, "tree": tree}
+    return {"name": name, "xml": xml, "hosts": order, "tree": tree, "topology": _topology_conf(name, root)}
 
 
 def write(platform, outdir):
@@ -524,6 +549,8 @@ def write(platform, outdir):
     with open(base + ".tree.json", "w") as f:
         json.dump(platform["tree"], f, indent=1)
         f.write("\n")
+    with open(base + ".topology.conf", "w") as f:
+        f.write(platform["topology"])
     return base
 
 
@@ -575,7 +602,7 @@ def main(argv=None):
             print("generate.py: %s" % e, file=sys.stderr)
             return 2
         base = write(p, args.output)
-        line = "%s.{xml,hosts,tree.json}: %s, %d hosts" % (base, family, len(p["hosts"]))
+        line = "%s.{xml,hosts,tree.json,topology.conf}: %s, %d hosts" % (base, family, len(p["hosts"]))
         if args.check:
             diffs = self_check(base)
             line += ", tree %s" % ("as meant" if not diffs else "DIFFERS")

@@ -5,7 +5,7 @@
 # the profile valid against docs/profile.schema.json.
 #
 #   testbed/smpi/probe_check.sh PROBE PLATFORM NP [--both] [--partition eco] [--max-seconds S] [--backplane B]
-#                               [--racks N BW] [-- PROBE-ARGS]
+#                               [--racks N BW] [--says TEXT]... [-- PROBE-ARGS]
 #
 # PROBE is build/smpi/hetcoll-probe. The concurrent profile's bandwidth is
 # checked class by class on the pairs measured alone (in its rounds, pairs
@@ -15,12 +15,14 @@
 # --backplane B: the platform's shared backbone in B/s, which the probe's
 # backplane must find within 10 %; without it the platform has none, and
 # the probe must find none.
+# --says TEXT: the probe's output has a line holding TEXT (--topology's
+# lines: where measurement and a declared topology disagree).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 probe="$1" platform="$2" np="$3"
 shift 3
-both=0 partition=zones max_seconds="" backplane=0 racks=0 rack_bw=0
+both=0 partition=zones max_seconds="" backplane=0 racks=0 rack_bw=0 says=()
 while (($#)); do
   case "$1" in
     --both) both=1; shift ;;
@@ -28,6 +30,7 @@ while (($#)); do
     --max-seconds) max_seconds="$2"; shift 2 ;;
     --backplane) backplane="$2"; shift 2 ;;
     --racks) racks="$2"; rack_bw="$3"; shift 3 ;;
+    --says) says+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) echo "probe_check: unknown option $1" >&2; exit 2 ;;
   esac
@@ -39,7 +42,10 @@ py="$root/.venv/bin/python"
 work="$(mktemp -d "${TMPDIR:-/tmp}/hetcoll-probe-check.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-"$here/run" --platform "$xml" -n "$np" "$probe" -o "$work/concurrent.json" --no-progress "$@"
+"$here/run" --platform "$xml" -n "$np" "$probe" -o "$work/concurrent.json" --no-progress "$@" | tee "$work/concurrent.out"
+for text in ${says[@]+"${says[@]}"}; do
+  grep -qF -- "$text" "$work/concurrent.out" || { echo "probe_check: the probe did not say '$text'" >&2; exit 1; }
+done
 checks=(--partition "$partition")
 if ((both)); then
   "$here/run" --platform "$xml" -n "$np" "$probe" -o "$work/sequential.json" --no-progress --sequential "$@"
@@ -90,7 +96,10 @@ import truth
 p = json.load(open(sys.argv[1]))
 want, bw = int(sys.argv[2]), float(sys.argv[3])
 net = p.get("network", [])
-rack_nodes = [i for i, n in enumerate(net) if "host" not in n and n["parent"] > 0]
+# (racks: the switches hosts hang off, below a subnet's; switches above
+# them, declared levels, are not racks)
+rack_nodes = [i for i, n in enumerate(net) if "host" not in n and n["parent"] > 0
+              and any(m.get("host") is not None and m["parent"] == i for m in net)]
 if not want:
     print("racks: %d found (the platform: none)" % len(rack_nodes))
     sys.exit(0 if not rack_nodes else 1)

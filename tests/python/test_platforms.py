@@ -233,7 +233,7 @@ def test_generate_all_writes_every_family_and_checks(tmp_path):
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
     written = sorted(p.name for p in tmp_path.iterdir())
-    assert len(written) == 3 * len(FAMILIES)
+    assert len(written) == 4 * len(FAMILIES)  # .xml, .hosts, .tree.json, .topology.conf
     assert {f for f in FAMILIES for n in written if n.startswith(f + "_") and n.endswith(".xml")} == set(FAMILIES)
     listed = subprocess.run([sys.executable, str(SMPI / "generate.py"), "--list"], capture_output=True, text=True)
     assert [ln.split()[0] for ln in listed.stdout.splitlines()] == FAMILIES
@@ -276,3 +276,30 @@ def test_routes_that_are_no_tree_are_refused(tmp_path):
                    '</platform>' % (clusters, links, routes))
     with pytest.raises(ValueError, match="not a tree"):
         truth.tree(str(xml))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_generated_topology_conf_declares_the_platforms_switches(family, tmp_path):
+    """NAME.topology.conf (for hetcoll probe --topology): every host under
+    one switch, a switch's hosts the hosts of one leaf of the tree, and the
+    probe's own parser takes it (hetcoll-probe --check)."""
+    probe = ROOT / "build" / "py" / "hetcoll-probe"
+    for p, base in _platforms(family, tmp_path):
+        where = "%s (HETCOLL_PLATFORM_SEED=%d)" % (p["name"], SEED)
+        with open(base + ".tree.json") as f:
+            meant = json.load(f)
+        parent = {meant["hosts"][nd["host"]]: nd["parent"] for nd in meant["nodes"] if "host" in nd}
+        declared = []
+        for line in open(base + ".topology.conf").read().splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            keys = dict(w.split("=", 1) for w in line.split())
+            if "Nodes" in keys:
+                declared.append(keys["Nodes"].split(","))
+        assert sorted(h for hs in declared for h in hs) == sorted(meant["hosts"]), where
+        for hs in declared:
+            assert len({parent[h] for h in hs}) == 1, where + ": %s are not one leaf's" % hs
+        if probe.exists():
+            out = subprocess.run([str(probe), "--check", "--topology", base + ".topology.conf", "-o",
+                                  str(tmp_path / "x.json")], capture_output=True, text=True)
+            assert out.returncode == 0, where + ": " + out.stderr

@@ -36,14 +36,55 @@ def local_profile(tmp_path_factory):
     """A probe of 3 local ranks through the CLI (one host: shared memory)."""
     _needs_mpi()
     out = tmp_path_factory.mktemp("probe") / "local.json"
+    import socket
     import sys
 
+    # A declared topology (--topology FILE): this host under a switch
+    # beside one of hosts not in the job.
+    topo = out.parent / "topology.conf"
+    topo.write_text(f"SwitchName=here Nodes={socket.gethostname()}\nSwitchName=away Nodes=elsewhere[0-3]\n"
+                    "SwitchName=top Switches=here,away\n")
     proc = subprocess.run([sys.executable, "-m", "hetcoll", "probe", "--np", "3", "-o", str(out), "--repeats", "3",
-                           "--budget", "120", "--", "--mca", "btl", "self,vader,tcp"],
+                           "--budget", "120", "--topology", str(topo), "--", "--mca", "btl", "self,vader,tcp"],
                           capture_output=True, text=True, env=_env(), timeout=600)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert "written to" in proc.stdout
+    # Said: the declaration read, no switch inside this job's one subnet.
+    assert f"topology: {topo}: 3 switches in 2 levels; 0 of them inside" in proc.stdout, proc.stdout
+    assert "DISAGREES" not in proc.stdout, proc.stdout
     return out
+
+
+def test_probe_topology_slurm_and_bad_files(tmp_path):
+    """--topology slurm asks scontrol (a stand-in here), else topology.conf
+    beside SLURM_CONF, else refuses saying what it tried; a file that does
+    not parse is refused before anything is launched, naming file and line."""
+    import sys
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    scontrol = bin_dir / "scontrol"
+    scontrol.write_text("#!/bin/sh\necho 'SwitchName=s0 Level=0 LinkSpeed=1 Nodes=n[0-1]'\n")
+    scontrol.chmod(0o755)
+    env = {**_env(), "PATH": f"{bin_dir}:{os.environ['PATH']}", "SLURM_CONF": str(tmp_path / "none" / "slurm.conf")}
+    run = lambda *a, env=env: subprocess.run([sys.executable, "-m", "hetcoll", "probe", "--np", "2", *a],  # noqa: E731
+                                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    proc = run("--topology", "slurm", "--dry-run")
+    assert proc.returncode == 0 and "--topology" in proc.stdout, proc.stderr
+    assert not list(tmp_path.glob(".hetcoll-topology-*")), "the declared topology's file is left behind"
+    scontrol.write_text("#!/bin/sh\necho 'No topology information available'\n")
+    proc = run("--topology", "slurm", "--dry-run")
+    assert proc.returncode == 2 and "Slurm declares no topology" in proc.stderr and "printed no switch" in proc.stderr
+    (tmp_path / "none").mkdir()
+    (tmp_path / "none" / "topology.conf").write_text("SwitchName=s0 Nodes=a\n")
+    proc = run("--topology", "slurm", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    bad = tmp_path / "bad.conf"
+    bad.write_text("SwitchName=s0 Nodes=a\nSwitchName=s1 Nodes=a\n")
+    proc = run("--topology", str(bad))
+    assert proc.returncode == 2 and f"{bad}:2: host a is under switch s1 and switch s0" in proc.stderr, proc.stderr
+    proc = run("--topology", str(tmp_path / "missing.conf"))
+    assert proc.returncode == 2 and "cannot read the topology file" in proc.stderr, proc.stderr
 
 
 def _validate(doc):
