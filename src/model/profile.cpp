@@ -1,16 +1,18 @@
 #include "model/profile.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
 
 #include "model/machine_model.hpp"
 #include "util/error.hpp"
+#include "util/json_document.hpp"
 
 namespace hetcoll {
 
-using njson = nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
 size_t Profile::host_index(const std::string& name) const {
@@ -45,18 +47,21 @@ namespace {
 // of the parse.
 std::pair<size_t, size_t> check_depth(const std::string& text) {
   size_t depth = 0, string_start = 0, pairs_first = 0, pairs_last = 0;
-  bool in_string = false, escaped = false, pairs_key = false, in_pairs = false;
+  bool in_string = false, pairs_key = false, in_pairs = false;
   for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') {
-        in_string = false;
-        pairs_key = depth == 1 && !in_pairs && pairs_last == 0 && text.compare(string_start, i - string_start, "pairs") == 0;
-      }
+      // To the closing quote: the next quote after an even run of backslashes.
+      const void* q = std::memchr(text.data() + i, '"', text.size() - i);
+      if (!q) break;
+      i = size_t(static_cast<const char*>(q) - text.data());
+      size_t slashes = 0;
+      while (i - slashes > string_start && text[i - slashes - 1] == '\\') ++slashes;
+      if (slashes % 2) continue;
+      in_string = false;
+      pairs_key = depth == 1 && !in_pairs && pairs_last == 0 && text.compare(string_start, i - string_start, "pairs") == 0;
       continue;
     }
+    const char c = text[i];
     if (c == '"') {
       in_string = true;
       string_start = i + 1;
@@ -81,14 +86,14 @@ std::pair<size_t, size_t> check_depth(const std::string& text) {
 // readers are locals and temporaries of the reading functions) and its key
 // or index — a 10 000-host profile reads a million fields.
 struct Reader {
-  const njson& j;
+  json::Node j;
   std::string name;                // a root's path
   const Reader* parent = nullptr;  // else: the parent's, then
   const char* key = nullptr;       // ".key", or
   size_t index = 0;                // "[index]"
 
-  Reader(const njson& v, std::string root) : j(v), name(std::move(root)) {}
-  Reader(const njson& v, const Reader* up, const char* k, size_t i) : j(v), parent(up), key(k), index(i) {}
+  Reader(json::Node v, std::string root) : j(v), name(std::move(root)) {}
+  Reader(json::Node v, const Reader* up, const char* k, size_t i) : j(v), parent(up), key(k), index(i) {}
 
   std::string path() const {
     if (!parent) return name;
@@ -96,11 +101,11 @@ struct Reader {
   }
   Reader at(const char* k) const {
     if (!j.is_object()) throw InputError(cat("profile: ", path(), " is not an object"));
-    auto it = j.find(k);
-    if (it == j.end()) throw InputError(cat("profile: ", path(), " has no \"", k, "\""));
-    return Reader(*it, this, k, 0);
+    const json::Node v = j.find(k);
+    if (!v.found()) throw InputError(cat("profile: ", path(), " has no \"", k, "\""));
+    return Reader(v, this, k, 0);
   }
-  bool has(const char* key) const { return j.is_object() && j.contains(key); }
+  bool has(const char* key) const { return j.is_object() && j.find(key).found(); }
   Reader operator[](size_t i) const { return Reader(j[i], this, nullptr, i); }
   size_t size(size_t limit) const {
     if (!j.is_array()) throw InputError(cat("profile: ", path(), " is not an array"));
@@ -109,27 +114,26 @@ struct Reader {
   }
   double num(double lo = 0, double hi = 1e300) const {
     if (!j.is_number()) throw InputError(cat("profile: ", path(), " is not a number"));
-    double v = j.get<double>();
+    double v = j.number();
     if (!std::isfinite(v) || v < lo || v > hi)
       throw InputError(cat("profile: ", path(), " = ", v, " is outside [", lo, ", ", hi, "]"));
     return v;
   }
   int64_t integer(int64_t lo, int64_t hi) const {
-    if (!j.is_number_integer()) throw InputError(cat("profile: ", path(), " is not a whole number"));
-    int64_t v = j.is_number_unsigned() ? int64_t(std::min<uint64_t>(j.get<uint64_t>(), uint64_t(INT64_MAX)))
-                                       : j.get<int64_t>();
+    if (!j.is_whole()) throw InputError(cat("profile: ", path(), " is not a whole number"));
+    int64_t v = j.is_unsigned() ? int64_t(std::min<uint64_t>(j.unsigned_value(), uint64_t(INT64_MAX))) : j.integer();
     if (v < lo || v > hi) throw InputError(cat("profile: ", path(), " = ", v, " is outside [", lo, ", ", hi, "]"));
     return v;
   }
   std::string str(size_t max_len = 1024) const {
     if (!j.is_string()) throw InputError(cat("profile: ", path(), " is not a string"));
-    const std::string& s = j.get_ref<const std::string&>();
+    const std::string_view s = j.string();
     if (s.size() > max_len) throw InputError(cat("profile: ", path(), " is longer than ", max_len, " characters"));
-    return s;
+    return std::string(s);
   }
   bool boolean() const {
     if (!j.is_boolean()) throw InputError(cat("profile: ", path(), " is not true or false"));
-    return j.get<bool>();
+    return j.boolean();
   }
   Measure measure(double hi = 1e6) const { return {at("min").num(0, hi), at("median").num(0, hi)}; }
 };
@@ -503,30 +507,26 @@ std::string profile_to_json(const Profile& p) {
 
 namespace {
 
-// The text as JSON, bounded in size and depth (without pairs: the matrices skipped).
-njson parse_profile_json(const std::string& text, bool with_pairs) {
+// The text as JSON, bounded in size and depth (without pairs: the matrices
+// skipped), as a flat document (util/json_document.hpp: every rank of a job
+// reads it; a tree of maps and strings took 10x as long).
+json::Document parse_profile_json(const std::string& text, bool with_pairs) {
   if (text.size() > kMaxProfileFileBytes)
     throw InputError(cat("profile: larger than ", kMaxProfileFileBytes >> 20, " MiB: not a profile"));
   const auto [pairs_first, pairs_last] = check_depth(text);
-  njson doc;
   try {
     // Without pairs: the matrices (most of a version 1 file) left out of the
-    // parse, their brackets checked. (Not nlohmann's parser callback: it
-    // rescans an array's elements at the end of each object in it.)
+    // parse, their brackets checked.
     if (!with_pairs && pairs_last > pairs_first) {
       std::string rest;
       rest.reserve(text.size() - (pairs_last - pairs_first) + 4);
       rest.append(text, 0, pairs_first).append("null").append(text, pairs_last, std::string::npos);
-      doc = njson::parse(rest, nullptr, true, false);
-    } else {
-      doc = njson::parse(text, nullptr, true, false);
+      return json::Document(rest, kMaxProfileDepth + 1);
     }
-  } catch (const njson::exception& e) {
-    std::string what = e.what();
-    if (what.rfind("[json.exception.", 0) == 0) what = what.substr(what.find(']') + 2);
-    throw InputError(cat("profile: not valid JSON (", what, ")"));
+    return json::Document(text, kMaxProfileDepth + 1);
+  } catch (const InputError& e) {
+    throw InputError(cat("profile: not valid JSON (", e.what(), ")"));
   }
-  return doc;
 }
 
 // "format", "version" and "measured": how and when the profile was measured.
@@ -546,9 +546,13 @@ void read_measured(const Reader& r, Profile& p) {
   if (m.has("phases")) {
     Reader ph = m.at("phases");
     if (!ph.j.is_object() || ph.j.size() > 64) throw InputError("profile: measured.phases is not an object of at most 64 phases");
-    for (auto it = ph.j.begin(); it != ph.j.end(); ++it) {
-      if (it.key().size() > 64) throw InputError("profile: measured.phases has a name longer than 64 characters");
-      p.phases.emplace_back(it.key(), Reader(it.value(), "profile.measured.phases." + it.key()).num(0, 1e9));
+    for (size_t k = 0; k < ph.j.size(); ++k) {
+      const std::string name(ph.j.key(k));
+      if (name.size() > 64) throw InputError("profile: measured.phases has a name longer than 64 characters");
+      const double t = Reader(ph.j[k], "profile.measured.phases." + name).num(0, 1e9);
+      auto same = std::find_if(p.phases.begin(), p.phases.end(), [&](const auto& q) { return q.first == name; });
+      if (same != p.phases.end()) same->second = t;  // a name given twice: the last
+      else p.phases.emplace_back(name, t);
     }
   }
   read_fields(m, p, message_fields(), p);
@@ -807,8 +811,8 @@ void read_tuned(const Reader& r, Profile& p, size_t n) {
 }  // namespace
 
 Profile parse_profile(const std::string& text, bool with_pairs) {
-  const njson doc = parse_profile_json(text, with_pairs);
-  Reader r(doc, "profile");
+  const json::Document doc = parse_profile_json(text, with_pairs);
+  Reader r(doc.root(), "profile");
   Profile p;
   read_measured(r, p);
   const size_t n = read_hosts(r, p);

@@ -33,6 +33,9 @@ The topology file (TOML; testbed/netns/topologies/ has examples):
     hosts = ["a0", "a1", "a2"]
     rate = "1gbit"                    # each host's interface, each way
     uplink = "100mbit"                # the subnet's link to the router, each way
+    racks = [["a0", "a1"], ["a2"]]    # optional: racks inside the subnet, each behind
+    rack_uplink = "200mbit"           #   a link of this rate to the subnet's switch (each
+                                      #   way; one IP subnet, no delay: only bandwidth tells)
     [delay]                           # one-way, both directions; "0" if absent
     "A-B" = "1ms"
     [ranks]                           # ranks per host (default 1)
@@ -122,6 +125,8 @@ class Subnet:
     hosts: list[Host]
     rate: float         # bits/s, each host's interface
     uplink: float       # bits/s, the subnet's link to the router
+    racks: list[list[str]] = field(default_factory=list)  # host names per rack (none: hosts on the switch)
+    rack_uplink: float = 0.0                               # bits/s, each rack's link to the switch
 
 
 @dataclass
@@ -172,7 +177,7 @@ def load_topology(path: str) -> Topology:
         if not isinstance(s, dict):
             raise TopologyError(f"{path}: subnet {i} is not a table")
         for k in s:
-            if k not in ("name", "hosts", "rate", "uplink"):
+            if k not in ("name", "hosts", "rate", "uplink", "racks", "rack_uplink"):
                 raise TopologyError(f"{path}: subnet {i}: unknown key '{k}'")
         name = str(s.get("name", f"s{i}"))
         names = s.get("hosts")
@@ -190,6 +195,20 @@ def load_topology(path: str) -> Topology:
             h = Host(hn, i, k)
             sub.hosts.append(h)
             hosts.append(h)
+        racks = s.get("racks", [])
+        if racks:
+            if not isinstance(racks, list) or len(racks) > 16 or \
+                    not all(isinstance(r, list) and r and all(isinstance(x, str) for x in r) for r in racks):
+                raise TopologyError(f"{path}: subnet {name}: 'racks' must list 1 … 16 lists of host names")
+            inside = [x for r in racks for x in r]
+            if sorted(inside) != sorted(str(x) for x in names):
+                raise TopologyError(f"{path}: subnet {name}: 'racks' must hold each of its hosts once")
+            if "rack_uplink" not in s:
+                raise TopologyError(f"{path}: subnet {name}: 'racks' need a 'rack_uplink' rate")
+            sub.racks = [[str(x) for x in r] for r in racks]
+            sub.rack_uplink = parse_rate(s["rack_uplink"], f"subnet {name} rack_uplink")
+        elif "rack_uplink" in s:
+            raise TopologyError(f"{path}: subnet {name}: 'rack_uplink' without 'racks'")
         subnets.append(sub)
     if len(hosts) > 64:
         raise TopologyError(f"{path}: at most 64 hosts ({len(hosts)} given)")
@@ -367,6 +386,18 @@ def up(topo: Topology, log=print) -> None:
         sh("ip", "link", "set", f"rt{i}", "up", ns=ROUTER)
         tbf(f"up{i}", s.uplink, sw)       # out of the subnet
         tbf(f"rt{i}", s.uplink, ROUTER)   # into the subnet
+        # Racks: a bridge each, joined to the switch's by a link shaped both ways.
+        bridge_of = {h.name: "br0" for h in s.hosts}
+        for j, rack in enumerate(s.racks):
+            sh("ip", "link", "add", f"rk{j}", "type", "bridge", ns=sw)
+            sh("ip", "link", "set", f"rk{j}", "up", ns=sw)
+            sh("ip", "link", "add", f"rku{j}", "type", "veth", "peer", "name", f"rkd{j}", ns=sw)
+            sh("ip", "link", "set", f"rku{j}", "master", f"rk{j}", "up", ns=sw)
+            sh("ip", "link", "set", f"rkd{j}", "master", "br0", "up", ns=sw)
+            tbf(f"rku{j}", s.rack_uplink, sw)   # out of the rack (rku sends into rkd, on the switch)
+            tbf(f"rkd{j}", s.rack_uplink, sw)   # into it
+            for hn in rack:
+                bridge_of[hn] = f"rk{j}"
         for h in s.hosts:
             sh("ip", "netns", "add", h.ns)
             write_netns_etc(topo, h)
@@ -374,7 +405,7 @@ def up(topo: Topology, log=print) -> None:
             sh("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", ns=h.ns)
             port = f"p{h.index}"
             sh("ip", "link", "add", "eth0", "netns", h.ns, "type", "veth", "peer", "name", port, "netns", sw)
-            sh("ip", "link", "set", port, "master", "br0", "up", ns=sw)
+            sh("ip", "link", "set", port, "master", bridge_of[h.name], "up", ns=sw)
             sh("ip", "addr", "add", f"{topo.address(h)}/24", "dev", "eth0", ns=h.ns)
             sh("ip", "link", "set", "eth0", "up", ns=h.ns)
             sh("ip", "route", "add", "default", "via", topo.gateway(i), ns=h.ns)
@@ -560,6 +591,8 @@ def run(topo: Topology, cmd: list[str]) -> int:
 def show(topo: Topology) -> None:
     for i, s in enumerate(topo.subnets):
         print(f"subnet {s.name}: {topo.prefix}.{i}.0/24, hosts {s.rate / 1e6:g} Mbit/s, uplink {s.uplink / 1e6:g} Mbit/s")
+        for j, rack in enumerate(s.racks):
+            print(f"  rack {j}: {' '.join(rack)} behind {s.rack_uplink / 1e6:g} Mbit/s each way")
         for h in s.hosts:
             extra = f", {h.ranks} ranks" if h.ranks > 1 else ""
             extra += f", CPU {h.cpu:g} core" if h.cpu < 1 else ""

@@ -29,6 +29,9 @@ def test_the_shipped_topologies_load():
     assert t.subnets[2].uplink == 50e6 and t.address(t.hosts[3]) == "10.77.1.1"
     small = c.load_topology(str(ROOT / "testbed/netns/topologies/small4.toml"))
     assert len(small.hosts) == 4 and len(small.subnets) == 2
+    racks = c.load_topology(str(ROOT / "testbed/netns/topologies/racks8.toml"))
+    assert len(racks.subnets) == 1 and racks.subnets[0].racks[3] == ["r3a", "r3b"]
+    assert racks.subnets[0].rack_uplink == 100e6
 
 
 @pytest.mark.parametrize("text, why", [
@@ -47,6 +50,11 @@ def test_the_shipped_topologies_load():
     ('hosts = 3', "unknown key"),
     ('[[subnet]]\nhosts = [', "not valid TOML"),
     ('', "at least one [[subnet]]"),
+    ('[[subnet]]\nhosts=["a","b"]\nracks=[["a"]]\nrack_uplink="1mbit"', "each of its hosts once"),
+    ('[[subnet]]\nhosts=["a","b"]\nracks=[["a"],["b","a"]]\nrack_uplink="1mbit"', "each of its hosts once"),
+    ('[[subnet]]\nhosts=["a","b"]\nracks=[["a"],["b"]]', "need a 'rack_uplink'"),
+    ('[[subnet]]\nhosts=["a","b"]\nrack_uplink="1mbit"', "without 'racks'"),
+    ('[[subnet]]\nhosts=["a","b"]\nracks=[["a"],[]]\nrack_uplink="1mbit"', "lists of host names"),
 ])
 def test_bad_topologies_are_refused_with_a_reason(tmp_path, text, why):
     c = cluster()
