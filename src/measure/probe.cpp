@@ -548,6 +548,7 @@ class Probe {
   std::vector<RackProfile> group_links(const GroupSet& g, uint64_t bytes, const std::string& how_first,
                                        std::vector<double>& inside_ratio);
   void racks();
+  bool racks_in_order(const std::vector<int>& order_of_hosts, double& took);
   void declared();
   void hold_declared(const DeclaredTopology& t, const DeclaredLayout& lay, const std::vector<RackProfile>& links,
                      const std::vector<double>& ratio);
@@ -939,32 +940,54 @@ std::vector<double> Probe::flow_rates(const std::vector<int>& to, uint64_t bytes
 void Probe::racks() {
   if (opt.sequential || H < 4) return;
   // A subnet's hosts in the probe's ring order (nearest latency next: a
-  // rack's hosts together where latency tells them apart at all, else the
-  // host order), the same on every rank.
-  std::vector<int> order_of_hosts(static_cast<size_t>(H));
-  if (g_rank == 0) order_of_hosts = ring.hosts.size() == size_t(H) ? ring.hosts : std::vector<int>();
-  if (g_rank == 0 && order_of_hosts.empty())
-    for (int h = 0; h < H; ++h) order_of_hosts.push_back(h);
-  MPI_Bcast(order_of_hosts.data(), H, MPI_INT, 0, g_comm);
+  // rack's hosts together where latency tells them apart at all); where
+  // that finds no racks that hold, in the host order (a hostfile's,
+  // usually by name: where latency is equal, its differences are noise
+  // and the ring's order is theirs), the same on every rank.
+  std::vector<std::vector<int>> orders;
+  if (g_rank == 0 && ring.hosts.size() == size_t(H)) orders.push_back(ring.hosts);
+  std::vector<int> by_host(static_cast<size_t>(H));
+  for (int h = 0; h < H; ++h) by_host[size_t(h)] = h;
+  if (orders.empty() || orders[0] != by_host) orders.push_back(by_host);
+  int tries = int(orders.size());
+  MPI_Bcast(&tries, 1, MPI_INT, 0, g_comm);
+  orders.resize(size_t(tries), by_host);
+  for (auto& o : orders) MPI_Bcast(o.data(), H, MPI_INT, 0, g_comm);
+  double took = 0;  // the first order's time: the estimate for the next
+  for (const auto& o : orders)
+    if (racks_in_order(o, took)) return;
+}
+
+// Racks by bandwidth with the hosts in `order`: whether that is settled —
+// racks found that hold (found_racks on rank 0), or no flow slowed at all —
+// the same on every rank.
+bool Probe::racks_in_order(const std::vector<int>& order_of_hosts, double& took) {
   std::vector<std::vector<int>> members(static_cast<size_t>(S));
   for (int h : order_of_hosts) members[size_t(subnet_of[size_t(h)])].push_back(h);
   int widest = 0;
   for (const auto& m : members) widest = std::max(widest, int(m.size()));
-  if (widest < 4) return;
+  if (widest < 4) return true;  // nothing to find
   // 16x the bandwidth message (at most 16 MiB): a flow's latencies (the
   // way there, a rendezvous, the answer) a few percent of its time even at
   // 100 Gbit/s, or flows of nearer pairs read as faster.
   const uint64_t bytes = std::min<uint64_t>(large * 16, uint64_t(16) << 20);
   // Rank 0's estimate: a shift's flows at a quarter of the slowest pair's
-  // rate, 2 repeats, log2 + 3 experiments (and up to 6 between shifts).
+  // rate, 2 repeats, log2 + 4 experiments (and up to 6 between shifts).
   double slowest = 0;
   for (size_t k = 0; k < pd.large_min.size() && g_rank == 0; ++k) slowest = std::max(slowest, pd.large_min[k]);
-  int experiments = 3;
+  int experiments = 4;
   for (int k = 1; 2 * k <= widest; k *= 2) ++experiments;
-  if (!affords(experiments * 2 * (4 * slowest * double(bytes) / double(large) + 0.005), 0.85)) {
+  const double estimate = took > 0 ? 1.2 * took : experiments * 2 * (4 * slowest * double(bytes) / double(large) + 0.005);
+  if (!affords(estimate, 0.85)) {
     exhausted = true;
-    return;
+    return true;
   }
+  const double start = MPI_Wtime();
+  struct Took {
+    double& took;
+    double start;
+    ~Took() { took = MPI_Wtime() - start; }
+  } timing{took, start};
   bar.phase("racks", 0.5, 0.5);
   ShiftRates sh;
   sh.members = members;
@@ -985,9 +1008,16 @@ void Probe::racks() {
   int racks_count = 0;
   std::vector<int> rack_of(size_t(H), -1);  // per host, a rack number (global), -1: none
   if (g_rank == 0) rack_of = racks_from_shifts(sh, H, racks_count);
-  if (g_rank == 0) rack_nic = best_rates(sh, H);
+  if (g_rank == 0) {
+    const std::vector<double> best = best_rates(sh, H);
+    rack_nic.resize(size_t(H), 0.0);
+    for (int h = 0; h < H; ++h) rack_nic[size_t(h)] = std::max(rack_nic[size_t(h)], best[size_t(h)]);
+  }
+  // No racks and no slow flow: no structure another order would show.
+  int slowed = g_rank == 0 && any_slow_flow(sh, H);
+  MPI_Bcast(&slowed, 1, MPI_INT, 0, g_comm);
   MPI_Bcast(&racks_count, 1, MPI_INT, 0, g_comm);
-  if (racks_count == 0) return;
+  if (racks_count == 0) return !slowed;
   MPI_Bcast(rack_of.data(), H, MPI_INT, 0, g_comm);
   // The racks' hosts in host order, and each rack's next in its subnet.
   std::vector<std::vector<int>> rack(static_cast<size_t>(racks_count));
@@ -1015,16 +1045,26 @@ void Probe::racks() {
   std::vector<double> inside_ratio;
   std::vector<RackProfile> links =
       group_links(g, bytes, cat("racks by bandwidth: ", sh.ks.size(), " shifts, rack to next rack "), inside_ratio);
-  if (g_rank != 0) return;
   // Inside a rack every flow at its ends' rate, or the racks are not racks.
-  for (int r = 0; r < racks_count; ++r)
+  int held = 1;
+  for (int r = 0; r < racks_count && g_rank == 0 && held; ++r)
     if (inside_ratio[size_t(r)] < kRackSlow) {
-      std::fprintf(stderr, "hetcoll-probe: racks by bandwidth dropped: inside a rack a flow moved %.0f %% of the best inside one\n",
-                   100 * inside_ratio[size_t(r)]);
-      return;
+      std::fprintf(stderr, "hetcoll-probe: racks by bandwidth dropped: inside the rack of %s … %s (%zu hosts) a flow moved %.0f %% "
+                   "of the best inside one\n", hosts.names[size_t(rack[size_t(r)].front())].c_str(),
+                   hosts.names[size_t(rack[size_t(r)].back())].c_str(), rack[size_t(r)].size(), 100 * inside_ratio[size_t(r)]);
+      held = 0;
     }
+  // Racks of one host each are no structure (nothing inside to check):
+  // the order's noise cut every edge.
+  if (g_rank == 0 && held && std::all_of(rack.begin(), rack.end(), [](const auto& r) { return r.size() == 1; })) {
+    std::fprintf(stderr, "hetcoll-probe: racks by bandwidth dropped: %d racks of one host each\n", racks_count);
+    held = 0;
+  }
+  MPI_Bcast(&held, 1, MPI_INT, 0, g_comm);
+  if (!held || g_rank != 0) return held;
   for (int r = 0; r < racks_count; ++r) links[size_t(r)].subnet = subnet_of_rack[size_t(r)];
   found_racks = std::move(links);
+  return true;
 }
 
 // The links of groups of hosts (racks; a declared level's switches): inside
@@ -1053,16 +1093,22 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
   std::vector<int> inside(size_t(H), -1), across(size_t(H), -1), back(size_t(H), -1), one_way(size_t(H), -1);
   for (int r = 0; r < count; ++r) {
     const auto& a = g.hosts[size_t(r)];
+    // No pair both ways at once (over TCP its two directions may take
+    // turns on one connection): a rack of 2 sends one way inside.
     if (a.size() >= 2 && g.inside)
-      for (size_t q = 0; q < a.size(); ++q) inside[size_t(a[q])] = a[(q + 1) % a.size()];
+      for (size_t q = 0; q < (a.size() == 2 ? 1 : a.size()); ++q) inside[size_t(a[q])] = a[(q + 1) % a.size()];
     // Host q of a group receives from host q of the group before it only
-    // (after it, going back).
+    // (after it, going back); in a cycle of two groups, the second sends to
+    // host q + 1 (no pair both ways).
     const int nx = g.next[size_t(r)], pv = prev[size_t(r)];
-    if (nx >= 0 && nx != r)
-      for (size_t q = 0; q < std::min(a.size(), g.hosts[size_t(nx)].size()); ++q) {
-        across[size_t(a[q])] = g.hosts[size_t(nx)][q];
-        if (g.index[size_t(r)] % 2 == 0 && g.index[size_t(nx)] % 2 == 1) one_way[size_t(a[q])] = g.hosts[size_t(nx)][q];
+    if (nx >= 0 && nx != r) {
+      const auto& b = g.hosts[size_t(nx)];
+      const size_t turn = g.next[size_t(nx)] == r && g.index[size_t(r)] % 2 == 1 && b.size() > 1 ? 1 : 0;
+      for (size_t q = 0; q < std::min(a.size(), b.size()); ++q) {
+        across[size_t(a[q])] = b[(q + turn) % b.size()];
+        if (g.index[size_t(r)] % 2 == 0 && g.index[size_t(nx)] % 2 == 1) one_way[size_t(a[q])] = b[q];
       }
+    }
     if (pv >= 0 && pv != nx)
       for (size_t q = 0; q < std::min(a.size(), g.hosts[size_t(pv)].size()); ++q) back[size_t(a[q])] = g.hosts[size_t(pv)][q];
   }
@@ -1164,9 +1210,10 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
 }
 
 // A rate for the topology's lines; one of them.
-std::string gbps(double bytes_per_s) {
+std::string rate_text(double bytes_per_s) {
   char b[32];
-  std::snprintf(b, sizeof b, "%.3g GB/s", bytes_per_s / 1e9);
+  if (bytes_per_s >= 1e9) std::snprintf(b, sizeof b, "%.3g GB/s", bytes_per_s / 1e9);
+  else std::snprintf(b, sizeof b, "%.3g MB/s", bytes_per_s / 1e6);
   return b;
 }
 void say(bool disagrees, const std::string& text) {
@@ -1299,8 +1346,8 @@ void Probe::hold_declared(const DeclaredTopology& t, const DeclaredLayout& lay, 
     std::string line = cat("switch ", name, " (", g.hosts.size(), " host", g.hosts.size() == 1 ? "" : "s", ", level ", g.level, "): ");
     if (!measured) line += "no switch beside it in this job to measure against";
     else
-      line += cat("link out ", gbps(r.up.bandwidth), ", in ", gbps(r.down.bandwidth), r.shared ? " (one link both ways)" : "",
-                  hosts_sum > 0 ? cat("; its hosts ", gbps(hosts_sum), " together (",
+      line += cat("link out ", rate_text(r.up.bandwidth), ", in ", rate_text(r.down.bandwidth), r.shared ? " (one link both ways)" : "",
+                  hosts_sum > 0 ? cat("; its hosts ", rate_text(hosts_sum), " together (",
                                       int(10 * hosts_sum / std::max(r.up.bandwidth, 1.0) + 0.5) / 10.0, ":1)")
                                 : std::string());
     // An upper switch as fast as the switches below it together: no limit of its own.
@@ -1308,7 +1355,7 @@ void Probe::hold_declared(const DeclaredTopology& t, const DeclaredLayout& lay, 
     for (size_t j = i + 1; j < groups.size(); ++j)
       if (groups[j].within == int(i) && (groups[j].level > 0 || ratio[j] >= kRackSlow)) below += links[j].up.bandwidth;
     if (measured && g.level > 0 && below > 0 && r.up.bandwidth >= 0.9 * below)
-      line += cat("; as fast as the links of the switches it holds together (", gbps(below), "): no limit of its own");
+      line += cat("; as fast as the links of the switches it holds together (", rate_text(below), "): no limit of its own");
     say(false, line);
     kept[i] = int(declared_racks.size());
     declared_racks.push_back(std::move(r));
@@ -1330,7 +1377,7 @@ void Probe::hold_declared(const DeclaredTopology& t, const DeclaredLayout& lay, 
     }
     if (same) continue;
     say(true, cat("the shifts measured a rack of ", f.hosts.size(), " hosts (", hosts.names[size_t(f.hosts.front())], " ... ",
-                  hosts.names[size_t(f.hosts.back())], ", its link ", gbps(f.up.bandwidth),
+                  hosts.names[size_t(f.hosts.back())], ", its link ", rate_text(f.up.bandwidth),
                   ") that no declared switch holds alone", overlaps ? "" : ": kept, as measured"));
     if (!overlaps) {
       declared_racks.push_back(f);

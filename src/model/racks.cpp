@@ -36,6 +36,22 @@ std::vector<char> slow_senders(const ShiftRates& s, const std::vector<int>& m, s
   return slow;
 }
 
+}  // namespace
+
+bool any_slow_flow(const ShiftRates& s, int hosts) {
+  const std::vector<double> best = best_rates(s, hosts);
+  for (size_t e = 0; e < s.ks.size(); ++e)
+    for (const auto& m : s.members) {
+      if (m.size() < 4 || s.ks[e] >= int(m.size())) continue;
+      int count = 0;
+      slow_senders(s, m, e, best, count);
+      if (count > 0) return true;
+    }
+  return false;
+}
+
+namespace {
+
 // The experiments in increasing shift.
 std::vector<size_t> by_shift(const ShiftRates& s) {
   std::vector<size_t> e(s.ks.size());

@@ -36,6 +36,9 @@ std::vector<int> shift_targets(const std::vector<std::vector<int>>& members, int
 // smallest such shift has runs of slow senders longer than itself (edges
 // hidden), between the largest with none slow and it.
 int next_shift(const ShiftRates& s, int hosts);
+// Whether some flow of some shift was slow (bandwidth shows structure,
+// found as racks or not).
+bool any_slow_flow(const ShiftRates& s, int hosts);
 // Per host its rack (numbered across subnets), -1 for none; `count` racks.
 std::vector<int> racks_from_shifts(const ShiftRates& s, int hosts, int& count);
 
