@@ -21,7 +21,7 @@ mpis="${TEST_MPIS:-openmpi mpich install slurm smpi netns}"
 say() { echo "== $* (at ${SECONDS} s)"; }
 if [[ " $mpis " == *" openmpi "* ]]; then
   say "C++ and MPI tests, Open MPI (ctest, build/py)"
-  ctest --test-dir build/py --output-on-failure
+  ctest --test-dir build/py --output-on-failure -j2  # core tests beside MPI tests (which mostly wait)
   say "Python tests (pytest)"
   .venv/bin/python -m pytest -q tests/python
 fi

@@ -7,7 +7,7 @@ to the platform's tree by truth.py --tree (every host in its place, every
 link that limits a cut within 10 %). Prints a Markdown table and writes
 the rows as JSON.
 
-    testbed/smpi/sweep_probe.py [--seed N] [--count K] [--max-hosts H] [--families F,...]
+    .venv/bin/python testbed/smpi/sweep_probe.py [--seed N] [--count K] [--max-hosts H] [--families F,...]
                                 [--probe build/smpi/hetcoll-probe] [-o bench/results/probe_sweep.json]
 
 Deterministic (SimGrid's simulated time): the same seed gives the same table.
@@ -29,8 +29,48 @@ sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 
 
+def with_model_network(profile: str) -> str:
+    """The profile with the tree hetcoll's runtime plans on as its network
+    (a profile without racks carries none: the runtime builds it from the
+    classes) — what truth.py --tree holds to the platform. Needs hetcoll's
+    Python module (run this with .venv/bin/python); else the profile as is."""
+    try:
+        from hetcoll import _core
+    except ImportError:
+        return profile
+    with open(profile) as f:
+        p = json.load(f)
+    if p.get("network"):
+        return profile
+    t = _core.topology(_core.parse_model(profile))
+    links = t["links"]
+
+    def link(i):
+        return {"bandwidth": links[i]["bandwidth"], "latency": links[i]["latency"]} if i >= 0 else \
+            {"bandwidth": 0.0, "latency": 0.0}
+    net = []
+    for n in t["nodes"]:
+        d = {"name": n["name"], "parent": n["parent"]}
+        if n["host"] >= 0:
+            d["host"] = n["host"]
+        if n["parent"] >= 0:
+            if n["up"] >= 0 and n["up"] == n["down"]:
+                d["both"] = link(n["up"])
+            else:
+                d["up"], d["down"] = link(n["up"]), link(n["down"])
+        if n["fabric"] >= 0:
+            d["fabric"] = link(n["fabric"])
+        net.append(d)
+    p["version"], p["network"] = 2, net
+    out = profile[:-5] + ".model.json"
+    with open(out, "w") as f:
+        json.dump(p, f)
+    return out
+
+
 def verdict(xml: str, profile: str) -> tuple[str, str]:
     """truth.py --tree: PASS or FAIL, and the first disagreement (or the reason)."""
+    profile = with_model_network(profile)
     out = subprocess.run([sys.executable, str(HERE / "truth.py"), xml, profile, "--tree"], capture_output=True, text=True)
     lines = (out.stdout + out.stderr).splitlines()
     first = next((ln.strip() for ln in lines if "DISAGREE" in ln), "")
