@@ -14,6 +14,7 @@ namespace hetcoll {
 namespace {
 
 constexpr size_t kMaxHosts = size_t(1) << 20;
+constexpr size_t kMaxSwitches = size_t(1) << 16, kMaxLevels = 64;
 
 std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -101,13 +102,9 @@ std::vector<std::string> expand_hostlist(const std::string& list) {
 }
 
 int DeclaredTopology::switch_of(const std::string& name) const {
-  int by_short = -1;
-  for (size_t s = 0; s < switches.size(); ++s)
-    for (const std::string& h : switches[s].hosts) {
-      if (h == name) return int(s);
-      if (by_short < 0 && short_name(h) == short_name(name)) by_short = int(s);
-    }
-  return by_short;
+  if (auto it = by_name.find(name); it != by_name.end()) return it->second;
+  if (auto it = by_short_name.find(short_name(name)); it != by_short_name.end()) return it->second;
+  return -1;
 }
 
 std::vector<std::string> DeclaredTopology::hosts_below(int s) const {
@@ -182,6 +179,7 @@ DeclaredTopology parse_declared_topology(const std::string& text, const std::str
   }
   if (!line.empty()) throw fail(first, "the last line ends with '\\', joining nothing");
   if (rows.empty()) throw InputError(cat(source, ": no switch (SwitchName=... Nodes=... lines)"));
+  if (rows.size() > kMaxSwitches) throw InputError(cat(source, ": more than ", kMaxSwitches, " switches"));
   std::map<std::string, int> index;
   for (const Row& r : rows) {
     if (index.count(r.name))
@@ -193,7 +191,6 @@ DeclaredTopology parse_declared_topology(const std::string& text, const std::str
     s.link_speed = r.speed;
     t.switches.push_back(s);
   }
-  std::map<std::string, int> host_at;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     DeclaredSwitch& s = t.switches[i];
@@ -211,8 +208,9 @@ DeclaredTopology parse_declared_topology(const std::string& text, const std::str
         }
       if (r.has_nodes && !r.has_switches) {
         for (std::string& h : expand_hostlist(r.nodes)) {
-          auto [it, fresh] = host_at.emplace(h, int(i));
+          auto [it, fresh] = t.by_name.emplace(h, int(i));
           if (!fresh) throw fail(r.line, cat("host ", h, " is under switch ", r.name, " and switch ", rows[size_t(it->second)].name));
+          t.by_short_name.emplace(short_name(h), int(i));  // the first declared of a short name
           s.hosts.push_back(std::move(h));
         }
         if (s.hosts.empty()) throw fail(r.line, cat("switch ", r.name, ": Nodes= names no host"));
@@ -223,12 +221,16 @@ DeclaredTopology parse_declared_topology(const std::string& text, const std::str
       throw fail(r.line, msg);
     }
   }
-  // A cycle: a switch that reaches itself going up.
+  // A cycle: a switch that reaches itself going up; a tree deeper than
+  // any site's (which also bounds this walk).
   for (size_t i = 0; i < t.switches.size(); ++i) {
     int at = t.switches[i].parent;
-    for (size_t steps = 0; at >= 0; ++steps, at = t.switches[size_t(at)].parent)
-      if (at == int(i) || steps > t.switches.size())
+    for (size_t steps = 0; at >= 0; ++steps, at = t.switches[size_t(at)].parent) {
+      if (at == int(i))
         throw fail(t.switches[i].line, cat("switch ", t.switches[i].name, " holds itself through other switches"));
+      if (steps >= kMaxLevels)
+        throw fail(t.switches[i].line, cat("switch ", t.switches[i].name, " is more than ", kMaxLevels, " levels down"));
+    }
   }
   // scontrol's upper switches name every host below them: the same hosts.
   for (size_t i = 0; i < rows.size(); ++i) {

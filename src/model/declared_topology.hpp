@@ -22,6 +22,7 @@
 // disagree said (measure/probe.cpp). Pure parsing: no MPI.
 #pragma once
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace hetcoll {
@@ -42,6 +43,8 @@ struct DeclaredTopology {
   // The switch holding host `name` directly (also matched without a domain:
   // "n1.cluster" is "n1"), -1 for none.
   int switch_of(const std::string& name) const;
+  // (the parser's index for it: host name, and name without its domain, to switch)
+  std::unordered_map<std::string, int> by_name, by_short_name;
   // Every host below switch s.
   std::vector<std::string> hosts_below(int s) const;
   // 0 for a leaf switch, 1 + the highest of its switches otherwise.
@@ -79,7 +82,8 @@ DeclaredLayout place_declared(const DeclaredTopology& t, const std::vector<std::
 // Parses topology.conf text (or scontrol's); InputError naming the source
 // and line for anything it cannot take: an unknown switch named, a switch
 // declared twice or holding itself, a host under two switches, a hostlist
-// that does not parse or names more than 2^20 hosts.
+// that does not parse or names more than 2^20 hosts, more than 2^16
+// switches or 64 levels.
 DeclaredTopology parse_declared_topology(const std::string& text, const std::string& source);
 DeclaredTopology read_declared_topology(const std::string& path);
 

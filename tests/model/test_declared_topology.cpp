@@ -116,6 +116,10 @@ TEST(DeclaredTopology, RefusesWithFileAndLine) {
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }
   EXPECT_THROW(read_declared_topology("/nonexistent/topology.conf"), InputError);
+  // A chain of 70 switches: deeper than any site's tree (and the walk bounded).
+  std::string chain = "SwitchName=s0 Nodes=a\n";
+  for (int k = 1; k < 70; ++k) chain += "SwitchName=s" + std::to_string(k) + " Switches=s" + std::to_string(k - 1) + "\n";
+  EXPECT_NE(refusal(chain).find("more than 64 levels down"), std::string::npos) << refusal(chain);
 }
 
 TEST(DeclaredTopology, LaidOverTheJob) {
