@@ -794,7 +794,7 @@ def _check_program(program) -> None:
     """PROGRAM --check, alone (no mpirun): the MPI program checks its own
     arguments and the files it would read and write, with the rules it runs
     by, and says what is wrong in one line — before anything is launched."""
-    proc = subprocess.run(list(program) + ["--check"], capture_output=True, text=True)
+    proc = subprocess.run(list(program) + ["--check"], capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
         raise CliError(lines[-1] if lines else f"{program[0]} --check failed (exit {proc.returncode})")

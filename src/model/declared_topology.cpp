@@ -23,6 +23,13 @@ std::string lower(std::string s) {
 
 std::string short_name(const std::string& s) { return s.substr(0, s.find('.')); }
 
+// A word of the file as a message may show it: printable ASCII, at most 40 characters.
+std::string shown(const std::string& w) {
+  std::string out;
+  for (unsigned char c : w.substr(0, 40)) out += (c >= 0x20 && c < 0x7f) ? char(c) : '?';
+  return w.size() > 40 ? out + "..." : out;
+}
+
 // One bracket's ranges ("0-3,7,09-11") as zero-padded numbers.
 std::vector<std::string> expand_ranges(const std::string& inside, const std::string& list) {
   std::vector<std::string> out;
@@ -159,7 +166,7 @@ DeclaredTopology parse_declared_topology(const std::string& text, const std::str
     while (words >> word) {
       const size_t eq = word.find('=');
       if (eq == std::string::npos || eq == 0)
-        throw fail(first, cat("'", word, "' is not KEY=VALUE (SwitchName=s0 Nodes=n[0-3])"));
+        throw fail(first, cat("'", shown(word), "' is not KEY=VALUE (SwitchName=s0 Nodes=n[0-3])"));
       const std::string key = lower(word.substr(0, eq)), value = word.substr(eq + 1);
       any = true;
       if (key == "switchname") r.name = value;
