@@ -75,7 +75,7 @@ if out="$("${ompirun[@]}" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_
           "$work/probe" allreduce 100 2>&1)"; then
   fail "Open MPI ran a rule naming algorithm 99: it does not read the file"
 fi
-grep -q "MPI_ERR_ARG" <<<"$out" || fail "algorithm 99 did not fail with MPI_ERR_ARG: $out"
+grep -q "failed on rank [0-9]*: MPI_ERR_ARG" <<<"$out" || fail "algorithm 99 did not fail with MPI_ERR_ARG: $out"
 echo "   a rule naming algorithm 99 fails with MPI_ERR_ARG"
 
 if ! command -v mpicc.mpich >/dev/null; then
