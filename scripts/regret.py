@@ -7,14 +7,26 @@ For sampled calls (collective, ranks, size, model) the decision point the MPI la
 Candidates whose schedule is too large to build (more than 1,500,000 operations: minutes of simulation on a network) are left out:
 nothing can say what they cost but their price.
 
-    scripts/regret.py [--samples N] [--max-ranks P] [--seed S] [--top K] [--json FILE]
+    scripts/regret.py [--samples N] [--max-ranks P] [--seed S] [--top K] [--profile FILE]...
+                      [--generated K [--platform-seed S] [--max-hosts H]] [--json FILE]
+
+--generated K adds K platforms of testbed/smpi/generate.py's sweep (its families in turn, hosts
+drawn in [8, H]), each as the profile the probe would write were it exact (truth.model_profile: the
+platform's tree of links); a call on one takes at most its hosts as ranks.
+
+Each row also says how far the choice's price is from the simulation of its schedule
+("price_error": price / simulated - 1): a composite ranked by its phases' price, or any estimate,
+against what it builds.
 
 Prints one line a call and a summary: the worst regret and how many are above 1.05x.
 """
 import argparse
 import json
+import os
+import pathlib
 import random
 import sys
+import tempfile
 import time
 
 import hetcoll._core as core
@@ -54,9 +66,10 @@ def one(op, p, nbytes, spec, top, profile_models):
     ms = 1e3 * (time.perf_counter() - t0)
     rep = d["representative"]
     sims = {}
+    gm = core.group_model(m, [], p)  # the ranks on the model's hosts as the decision placed them
     for c in (d["candidates"] or [])[:top]:
         try:
-            sims[c["algorithm"]] = core.generate(c["algorithm"], rep, m, OP_LIMIT).simulate(m, False).makespan
+            sims[c["algorithm"]] = core.generate(c["algorithm"], rep, gm, OP_LIMIT).simulate(gm, False).makespan
         except Exception:  # too large to build: priced only
             pass
     chosen = d["algorithm"]
@@ -65,8 +78,27 @@ def one(op, p, nbytes, spec, top, profile_models):
     if chosen in sims and sims:
         best = min(sims, key=sims.get)
         row.update(simulated=sims[chosen], best=best, best_simulated=sims[best],
-                   regret=sims[chosen] / sims[best] if sims[best] > 0 else 1.0)
+                   regret=sims[chosen] / sims[best] if sims[best] > 0 else 1.0,
+                   price_error=d["predicted"] / sims[chosen] - 1 if sims[chosen] > 0 else 0.0)
     return row
+
+
+def generated_profiles(count, seed, max_hosts, outdir):
+    """count platforms of generate.py's families in turn, from seed, as exact profiles in outdir."""
+    smpi = pathlib.Path(__file__).resolve().parents[1] / "testbed" / "smpi"
+    sys.path.insert(0, str(smpi))
+    import generate  # noqa: E402
+    import truth  # noqa: E402
+    paths = []
+    for p in generate.sweep(seed, count, max_hosts):
+        base = generate.write(p, outdir)
+        with open(base + ".tree.json") as f:
+            tree = json.load(f)
+        path = base + ".model.json"
+        with open(path, "w") as f:
+            json.dump(truth.model_profile(tree), f)
+        paths.append(path)
+    return paths
 
 
 def sample(n, max_ranks, seed):
@@ -78,7 +110,7 @@ def sample(n, max_ranks, seed):
         p = rng.choice([5, 12, 48, 100, 256, 600, 1024, 1552, 2048, 4096])
         p = min(p, max_ranks)
         spec = rng.choice(MODELS)
-        if spec.startswith("cluster"):
+        if spec.startswith(("cluster", "profile:")):
             cap = core.parse_model(spec).ranks
             p = min(p, cap)
         nbytes = 8 if op == "barrier" else rng.choice(SIZES)
@@ -93,9 +125,22 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=24)
     ap.add_argument("--top", type=int, default=6, help="candidates forced and simulated per call")
     ap.add_argument("--profile", action="append", default=[], help="a probed profile to add to the models")
+    ap.add_argument("--generated", type=int, default=0, metavar="K",
+                    help="add K generated platforms (testbed/smpi/generate.py) as exact profiles")
+    ap.add_argument("--platform-seed", type=int, default=39, help="the generated platforms' seed")
+    ap.add_argument("--max-hosts", type=int, default=48, help="the generated platforms' largest size")
+    ap.add_argument("--only-profiles", action="store_true", help="sample calls on the profiles only")
     ap.add_argument("--json", help="write the rows here")
     a = ap.parse_args(argv)
     profile_models = {}
+    workdir = tempfile.TemporaryDirectory(prefix="hetcoll-regret-")
+    if a.generated:
+        a.profile += generated_profiles(a.generated, a.platform_seed, a.max_hosts, workdir.name)
+    if a.only_profiles:
+        if not a.profile:
+            ap.error("--only-profiles needs --profile or --generated")
+        MODELS.clear()
+        REGRESSIONS.clear()
     for f in a.profile:
         profile_models[f"profile:{f}"] = core.parse_model(f"profile:{f}")
         MODELS.append(f"profile:{f}")
@@ -104,9 +149,12 @@ def main(argv=None):
         r = one(op, p, nbytes, spec, a.top, profile_models)
         rows.append(r)
         reg = f"{r['regret']:.3f}" if "regret" in r else "  -  "
-        print(f"{op:21s} p={p:5d} {core.format_bytes(nbytes):>8s} {spec[:42]:42s} {r['decide_ms']:8.1f} ms  "
-              f"{r['choice']:36s} regret {reg}" + (f"  (best {r['best']})" if r.get("regret", 1) > 1.05 else ""))
+        err = f"{100 * r['price_error']:+6.1f}%" if "price_error" in r else "   -   "
+        name = os.path.basename(spec[8:]) if spec.startswith("profile:") else spec
+        print(f"{op:21s} p={p:5d} {core.format_bytes(nbytes):>8s} {name[:42]:42s} {r['decide_ms']:8.1f} ms  "
+              f"{r['choice']:36s} regret {reg} price {err}" + (f"  (best {r['best']})" if r.get("regret", 1) > 1.05 else ""))
         sys.stdout.flush()
+    workdir.cleanup()
     regrets = [r["regret"] for r in rows if "regret" in r]
     worst = max(regrets) if regrets else 1.0
     above = sum(1 for x in regrets if x > 1.05)

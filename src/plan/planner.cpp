@@ -99,8 +99,8 @@ std::optional<std::string> disqualified(const Algorithm& a, const Collective& c)
   return std::nullopt;
 }
 
-void rank_candidates(std::vector<Candidate>& cands, const std::vector<size_t>& registry_index,
-                     const std::function<uint64_t(const Candidate&)>& messages) {
+std::vector<size_t> candidate_order(std::vector<Candidate>& cands, const std::vector<size_t>& registry_index,
+                                    const std::function<uint64_t(const Candidate&)>& messages) {
   std::vector<size_t> order(cands.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
@@ -118,6 +118,12 @@ void rank_candidates(std::vector<Candidate>& cands, const std::vector<size_t>& r
       return registry_index[x] < registry_index[y];
     });
   }
+  return order;
+}
+
+void rank_candidates(std::vector<Candidate>& cands, const std::vector<size_t>& registry_index,
+                     const std::function<uint64_t(const Candidate&)>& messages) {
+  const std::vector<size_t> order = candidate_order(cands, registry_index, messages);
   std::vector<Candidate> sorted;
   sorted.reserve(cands.size());
   for (size_t i : order) sorted.push_back(std::move(cands[i]));
@@ -155,11 +161,20 @@ struct Weighing {
   std::vector<Pending> pending;
   std::vector<double> ratios;     // simulated / estimated, for the candidates that have both
   std::vector<size_t> estimated;  // indices in res.candidates priced by their estimates
+  // The budgets (set_budgets()): a machine with a network (shared links,
+  // subnets) simulates more; ops generated and simulated in all; steps of
+  // simulation in all (0: no limit).
+  bool networked = false;
+  uint64_t budget = UINT64_MAX, work_budget = 0;
 
   Weighing(const Collective& c, const MachineModel& m, const PlanOptions& o) : coll(c), model(m), opt(o) {}
   void collect();
+  void set_budgets();
   void simulate_pending();
   void finish();
+  std::vector<size_t> order();
+  bool simulated(const Candidate& c) const;  // its price its schedule's simulation (or exact)
+  bool simulate_first(size_t i);
 };
 
 // Every setting of every algorithm for the call: closed forms priced now,
@@ -256,6 +271,23 @@ void Weighing::collect() {
   }
 }
 
+void Weighing::set_budgets() {
+  // A machine with a network (shared links, subnets): estimates cannot see
+  // the sharing, so more is simulated.
+  networked = model.topology() != nullptr;
+  const uint64_t factor =
+      networked ? std::max<uint64_t>(1, kNetworkBudgetFactor * kNetworkBudgetRanks / uint64_t(std::max(coll.nranks, kNetworkBudgetRanks)))
+                : 1;
+  budget = opt.sim_budget ? opt.sim_budget * factor : UINT64_MAX;
+  // And the steps simulated: past kNetworkBudgetRanks on a network they
+  // fall as 1/p too (a message there is a step for every link it shares),
+  // to a quarter at most: the trees and composites that only the simulator
+  // prices still fit (a hierarchical barrier of 4096 ranks).
+  work_budget = networked && opt.work_budget && coll.nranks > kNetworkBudgetRanks
+                    ? opt.work_budget * uint64_t(kNetworkBudgetRanks) / uint64_t(std::min(coll.nranks, 4 * kNetworkBudgetRanks))
+                    : opt.work_budget;
+}
+
 // The pending candidates simulated within the budgets, or priced by estimate.
 void Weighing::simulate_pending() {
   // Simulate, best estimate first, skipping (unless explaining; on Hockney
@@ -278,21 +310,6 @@ void Weighing::simulate_pending() {
     if (x.rough != y.rough) return y.rough;
     return x.estimate < y.estimate;
   });
-  // A machine with a network (shared links, subnets): estimates cannot see
-  // the sharing, so more is simulated.
-  const bool networked = model.topology() != nullptr;
-  const uint64_t factor =
-      networked ? std::max<uint64_t>(1, kNetworkBudgetFactor * kNetworkBudgetRanks / uint64_t(std::max(coll.nranks, kNetworkBudgetRanks)))
-                : 1;
-  const uint64_t budget = opt.sim_budget ? opt.sim_budget * factor : UINT64_MAX;
-  // And the steps simulated: past kNetworkBudgetRanks on a network they
-  // fall as 1/p too (a message there is a step for every link it shares),
-  // to a quarter at most: the trees and composites that only the simulator
-  // prices still fit (a hierarchical barrier of 4096 ranks).
-  const uint64_t work_budget =
-      networked && opt.work_budget && coll.nranks > kNetworkBudgetRanks
-          ? opt.work_budget * uint64_t(kNetworkBudgetRanks) / uint64_t(std::min(coll.nranks, 4 * kNetworkBudgetRanks))
-          : opt.work_budget;
   std::vector<const Algorithm*> too_large;  // algorithms with a setting too large for the budget
   uint64_t work = 0;                        // steps simulated (work_budget)
   for (auto& pnd : pending) {
@@ -366,25 +383,12 @@ void Weighing::simulate_pending() {
   }
 }
 
-// Estimated prices put on the simulator's scale, and the candidates ranked.
-void Weighing::finish() {
-  // Estimates and the simulator disagree by a factor that depends on the
-  // model (receives that share the CPU, per-size costs): put the estimated
-  // candidates on the simulator's scale by the median ratio seen here.
-  if (!estimated.empty() && !ratios.empty()) {
-    std::nth_element(ratios.begin(), ratios.begin() + long(ratios.size() / 2), ratios.end());
-    const double scale = ratios[ratios.size() / 2];
-    for (size_t i : estimated) res.candidates[i].predicted *= scale;
-  }
-  if (res.candidates.empty()) {
-    if (!res.skipped.empty())
-      throw TooLarge(cat("no ", coll_op_name(coll.op), " schedule for ", coll.nranks,
-                         " ranks can be priced: each is larger than the ", opt.sim_budget ? opt.sim_budget : opt.op_limit,
-                         " operations a decision simulates, and none has a closed-form estimate"));
-    throw InputError(cat("no algorithm implements ", coll_op_name(coll.op)));
-  }
+// The order the candidates rank in (indices into res.candidates): by price,
+// ties to fewer messages; off Hockney models the estimated after the
+// priced (below).
+std::vector<size_t> Weighing::order() {
   // Ties go to fewer messages: counted by building the schedule, within the limits.
-  rank_candidates(res.candidates, registry_index, [&](const Candidate& c) -> uint64_t {
+  std::vector<size_t> ord = candidate_order(res.candidates, registry_index, [&](const Candidate& c) -> uint64_t {
     if (c.holds) return c.messages ? c.messages : UINT64_MAX;  // from its rounds
     if (c.estimated) return UINT64_MAX;  // too large to build within the budget: unknown
     try {
@@ -404,18 +408,85 @@ void Weighing::finish() {
   // it is that far off (reduce over 1552 ranks on the postal model:
   // star_reduce's 1551 rounds against binomial_reduce's estimated 13.5).
   auto priced = [](const Candidate& c) { return !c.estimated || c.from_parts || c.holds; };
-  if (!closed && std::any_of(res.candidates.begin(), res.candidates.end(), priced)) {
+  const auto& cands = res.candidates;
+  if (!closed && std::any_of(cands.begin(), cands.end(), priced)) {
     double best_priced = INFINITY;
-    for (const Candidate& c : res.candidates)
+    for (const Candidate& c : cands)
       if (priced(c)) best_priced = std::min(best_priced, c.predicted);
-    const bool networked = model.topology() != nullptr;
-    auto ahead = [&](const Candidate& c) {
-      return priced(c) || (!networked && c.predicted * kRoughMargin < best_priced);
+    auto ahead = [&](size_t i) {
+      return priced(cands[i]) || (!networked && cands[i].predicted * kRoughMargin < best_priced);
     };
-    std::stable_partition(res.candidates.begin(), res.candidates.end(), ahead);
+    std::stable_partition(ord.begin(), ord.end(), ahead);
   }
+  return ord;
 }
 
+// Candidate i, ranked first (or close to it) and not simulated, simulated:
+// its schedule's price replaces the one it was ranked by. False where it needs no
+// simulation (simulated, an exact closed form, a price that holds off a
+// network) or may not have one: a price that holds past kNetworkBudgetRanks
+// on a network (simulate_pending()), or a schedule beyond the decision's
+// ops or steps (each such simulation has the decision's budgets again).
+bool Weighing::simulated(const Candidate& c) const {
+  return !(c.estimated || c.from_parts || (c.holds && networked));
+}
+
+bool Weighing::simulate_first(size_t i) {
+  const Candidate& c = res.candidates[i];
+  if (simulated(c) || (c.holds && coll.nranks > kNetworkBudgetRanks)) return false;
+  const size_t limit = size_t(std::min<uint64_t>(opt.op_limit, budget));
+  try {
+    uint64_t ops = 0, steps = 0;
+    if (budget != UINT64_MAX && likely_ops(c.algorithm, coll, model, limit) > limit) return false;
+    Candidate sim = simulate_candidate(c.algorithm, coll, model, opt, limit, work_budget, ops, steps);
+    res.simulated_ops += ops;
+    res.candidates[i] = std::move(sim);
+    return true;
+  } catch (const TooLarge&) {
+  } catch (const WorkSpent&) {
+  } catch (const InputError&) {
+  }
+  return false;
+}
+
+// Estimated prices put on the simulator's scale, and the candidates ranked;
+// the first, where it was not simulated, simulated and ranked again, and so
+// those priced within kCloseToFirst of it (up to kSimulatedFirst in all):
+// the choice is made on the price of what it runs.
+void Weighing::finish() {
+  // Estimates and the simulator disagree by a factor that depends on the
+  // model (receives that share the CPU, per-size costs): put the estimated
+  // candidates on the simulator's scale by the median ratio seen here.
+  if (!estimated.empty() && !ratios.empty()) {
+    std::nth_element(ratios.begin(), ratios.begin() + long(ratios.size() / 2), ratios.end());
+    const double scale = ratios[ratios.size() / 2];
+    for (size_t i : estimated) res.candidates[i].predicted *= scale;
+  }
+  if (res.candidates.empty()) {
+    if (!res.skipped.empty())
+      throw TooLarge(cat("no ", coll_op_name(coll.op), " schedule for ", coll.nranks,
+                         " ranks can be priced: each is larger than the ", opt.sim_budget ? opt.sim_budget : opt.op_limit,
+                         " operations a decision simulates, and none has a closed-form estimate"));
+    throw InputError(cat("no algorithm implements ", coll_op_name(coll.op)));
+  }
+  std::vector<size_t> ord = order();
+  std::vector<bool> tried(res.candidates.size(), false);
+  for (int k = 0; k < kSimulatedFirst; ++k) {
+    // The first candidate, or one priced within kCloseToFirst of it, not
+    // simulated yet: a price that may be a few percent off decides a near tie.
+    const double close = res.candidates[ord[0]].predicted * (1 + kCloseToFirst);
+    auto next = std::find_if(ord.begin(), ord.end(), [&](size_t i) {
+      return !tried[i] && (i == ord[0] || res.candidates[i].predicted <= close) && !simulated(res.candidates[i]);
+    });
+    if (next == ord.end()) break;
+    tried[*next] = true;
+    if (simulate_first(*next)) ord = order();
+  }
+  std::vector<Candidate> sorted;
+  sorted.reserve(ord.size());
+  for (size_t i : ord) sorted.push_back(std::move(res.candidates[i]));
+  res.candidates = std::move(sorted);
+}
 
 }  // namespace
 
@@ -436,6 +507,7 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
   w.closed = opt.rank_map.empty() ? closed_form_model(model) : std::nullopt;
   w.hockney = w.closed.value_or(HockneyParams{0, 0, 0});
   w.collect();
+  w.set_budgets();
   w.simulate_pending();
   w.finish();
   return std::move(w.res);

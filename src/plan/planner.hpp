@@ -85,6 +85,16 @@ constexpr double kRoughMargin = 4;
 // again). A candidate past it is priced by its estimate. A count, not a
 // clock: a decision stays a function of the call.
 constexpr uint64_t kDecisionWork = uint64_t(1) << 21;
+// A candidate ranked first by a price that is not its schedule's simulation
+// (an estimate, its phases' prices, its rounds on a network) is simulated,
+// within the decision's budgets again, and the candidates ranked again: up
+// to this many times. Its price is then what it runs (a composite's phases
+// priced 15.8 ms simulated at 57 ms: scripts/regret.py --generated).
+// So is a candidate priced within kCloseToFirst of the first (a near tie
+// decided by a price a few percent off: direct_allgather's rounds 1.03 ms,
+// simulated 0.96, behind a simulated 1.03).
+constexpr int kSimulatedFirst = 6;
+constexpr double kCloseToFirst = 0.10;
 
 struct PlanOptions {
   bool explain = false;                 // critical-path split and message counts for every candidate
@@ -121,6 +131,9 @@ PlanResult plan(const Collective& coll, const MachineModel& model, const PlanOpt
 // then by registry position.
 void rank_candidates(std::vector<Candidate>& cands, const std::vector<size_t>& registry_index,
                      const std::function<uint64_t(const Candidate&)>& messages);
+// The same order as indices into cands (which it leaves in place).
+std::vector<size_t> candidate_order(std::vector<Candidate>& cands, const std::vector<size_t>& registry_index,
+                                    const std::function<uint64_t(const Candidate&)>& messages);
 
 // Size classes and the representative of a call: schedule/collective.hpp.
 

@@ -31,7 +31,8 @@ hosts give the same files. Without --hosts the hosts are drawn too (8 to
 128, log-uniform), and --seed N --family F --hosts H regenerates a platform
 of --all by its name. --all writes K platforms (default 3 per family), the
 families in turn, platform k with seed N*1000+k and hosts drawn in
-[8, --max-hosts]. --check compares each NAME.tree.json with the tree
+[8, --max-hosts] (sweep(): the platforms sweep_probe.py, harness.py
+--generated and scripts/regret.py --generated use). --check compares each NAME.tree.json with the tree
 testbed/smpi/truth.py derives from NAME.xml's routes (exit 1 on a
 difference). Every host computes at 1 Gflop/s.
 """
@@ -539,6 +540,20 @@ def generate(family, seed, hosts=None):
     return {"name": name, "xml": xml, "hosts": order, "tree": tree, "topology": _topology_conf(name, root)}
 
 
+def sweep(seed, count, max_hosts=48, families=None):
+    """The platforms of a sweep, one after another: count of them, the
+    families in turn (default all), platform k drawn from seed*1000+k with
+    hosts uniform in [8, max_hosts] (at least the family's least)."""
+    fams = list(families or FAMILIES)
+    for f in fams:
+        if f not in FAMILIES:
+            raise ValueError("unknown family %r (--list shows them)" % f)
+    for k in range(count):
+        family = fams[k % len(fams)]
+        s = seed * 1000 + k
+        yield generate(family, s, max(FAMILIES[family][1], random.Random(s).randint(8, max_hosts)))
+
+
 def write(platform, outdir):
     os.makedirs(outdir, exist_ok=True)
     base = os.path.join(outdir, platform["name"])
@@ -583,26 +598,21 @@ def main(argv=None):
         return 0
     if args.seed is None or not args.output or args.all == bool(args.family):
         ap.error("give --seed N, -o DIR and one of --family F or --all")
-    jobs = []
     if args.all:
         if not 1 <= args.count <= 1000 or args.max_hosts < 8:
             ap.error("--count is 1-1000, --max-hosts at least 8")
-        rng = random.Random(args.seed)
-        fams = list(FAMILIES)
-        for k in range(args.count):
-            h = int(round(math.exp(rng.uniform(math.log(8), math.log(args.max_hosts)))))
-            jobs.append((fams[k % len(fams)], args.seed * 1000 + k, h))
+        platforms = sweep(args.seed, args.count, args.max_hosts)
     else:
-        jobs.append((args.family, args.seed, args.hosts))
+        platforms = iter([None])
     failed = 0
-    for family, seed, h in jobs:
+    for p in platforms:
         try:
-            p = generate(family, seed, h)
+            p = p or generate(args.family, args.seed, args.hosts)
         except ValueError as e:
             print("generate.py: %s" % e, file=sys.stderr)
             return 2
         base = write(p, args.output)
-        line = "%s.{xml,hosts,tree.json,topology.conf}: %s, %d hosts" % (base, family, len(p["hosts"]))
+        line = "%s.{xml,hosts,tree.json,topology.conf}: %s, %d hosts" % (base, p["tree"]["family"], len(p["hosts"]))
         if args.check:
             diffs = self_check(base)
             line += ", tree %s" % ("as meant" if not diffs else "DIFFERS")

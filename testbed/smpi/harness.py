@@ -12,6 +12,15 @@ answers wrongly is recorded as such, never counted as a time.
 
     testbed/smpi/harness.py [--platforms P,...] [--ops OP,...] [--sizes B,...]
                             [--out DIR] [--jobs N] [--reprobe]
+                            [--generated K [--platform-seed S] [--max-hosts H] [--families F,...]]
+                            [--builtins all|selectors]
+
+--generated K runs K platforms of testbed/smpi/generate.py's sweep (its
+families in turn; the same seed gives the same platforms as sweep_probe.py)
+instead of --platforms, written to DIR/platforms and each probed afresh, from
+nothing. --builtins selectors runs only SMPI's selectors (ompi, mpich,
+mvapich2, impi, default) beside hetcoll: a ninth of the runs. The summary
+holds each row to the faster of the ompi and mpich selectors too.
 
 Builds build/smpi first (scripts/build_smpi.sh; --no-build to skip). Writes
 DIR/results.json (every row) and DIR/results.md (the full table) and prints
@@ -57,6 +66,11 @@ SELECTORS = ("ompi", "mpich", "mvapich2", "impi", "default")
 SKIP = ("automatic",)  # times every algorithm at run time: not one algorithm
 
 
+def platform_name(platform):
+    """A platform's name: itself, or a generated platform's file name without .xml."""
+    return pathlib.Path(platform).stem if platform.endswith(".xml") else platform
+
+
 def run(platform, np, cfgs, args, env=None, timeout=900):
     cmd = [str(RUN), "--platform", platform, *cfgs, "-n", str(np), str(BUILD / args[0]), *args[1:]]
     e = dict(os.environ, **(env or {}))
@@ -83,7 +97,7 @@ def smpi_algorithms(op):
 
 
 def probe(platform, np, out, reprobe):
-    prof = out / "profiles" / f"{platform}.json"
+    prof = out / "profiles" / f"{platform_name(platform)}.json"
     if prof.exists() and not reprobe:
         return prof
     prof.parent.mkdir(parents=True, exist_ok=True)
@@ -119,7 +133,7 @@ def lower_bound(profile, op, size, np):
     return _core.bound(_core.collective(op, np, count, 0, 8, False), model)["bound"] or None
 
 
-def bench_platform(platform, np, ops, sizes, out, jobs, reprobe):
+def bench_platform(platform, np, ops, sizes, out, jobs, reprobe, selectors_only=False):
     prof = probe(platform, np, out, reprobe)
     env = {"HETCOLL_PROFILE": str(prof)}
     size_arg = ",".join(str(s) for s in sizes)
@@ -130,6 +144,8 @@ def bench_platform(platform, np, ops, sizes, out, jobs, reprobe):
             op_sizes = "0" if op == "barrier" else size_arg
             tasks.append((op, None, pool.submit(run, platform, np, [], ["smpi_bench", op, op_sizes, "--hetcoll"], env)))
             for alg in smpi_algorithms(op):
+                if selectors_only and alg not in SELECTORS:
+                    continue
                 cfg = [f"--cfg=smpi/{CFG.get(op, op)}:{alg}"]
                 tasks.append((op, alg, pool.submit(run, platform, np, cfg, ["smpi_bench", op, op_sizes])))
         results = {}
@@ -141,7 +157,7 @@ def bench_platform(platform, np, ops, sizes, out, jobs, reprobe):
         if base is None:
             raise SystemExit(f"harness: {platform} {op}: hetcoll's run failed: {err}")
         for r in base:
-            row = {"platform": platform, "op": op, "bytes": r["bytes"], "ranks": r["ranks"],
+            row = {"platform": platform_name(platform), "op": op, "bytes": r["bytes"], "ranks": r["ranks"],
                    "hetcoll_s": r["hetcoll_s"], "hetcoll_ok": r["hetcoll_ok"], "algorithm": r["algorithm"],
                    "predicted_s": r["predicted_s"], "builtins": {}, "failed": {}}
             for (o, alg), (res, err) in results.items():
@@ -157,6 +173,7 @@ def bench_platform(platform, np, ops, sizes, out, jobs, reprobe):
             row["best_builtin"] = best
             row["best_builtin_s"] = row["builtins"][best]
             row["ompi_s"] = row["builtins"].get("ompi")
+            row["mpich_s"] = row["builtins"].get("mpich")
             row["lower_bound_s"] = lower_bound(prof, op, r["bytes"], r["ranks"])
             rows.append(row)
     return rows
@@ -182,6 +199,14 @@ def table(rows):
     return head + "\n".join(lines) + "\n"
 
 
+def vs_selectors(r):
+    """The faster of SMPI's ompi and mpich selectors over hetcoll's time (None without both)."""
+    o, m = r.get("ompi_s"), r.get("mpich_s")
+    if not o or not m or not r["hetcoll_s"] > 0:
+        return None
+    return min(o, m) / r["hetcoll_s"]
+
+
 def summary(rows):
     out = []
     for plat in dict.fromkeys(r["platform"] for r in rows):
@@ -190,8 +215,11 @@ def summary(rows):
         errs = sorted(abs(r["predicted_s"] - r["hetcoll_s"]) / r["hetcoll_s"] for r in rs
                       if r["predicted_s"] > 0 and r["hetcoll_s"] > 0)
         p90 = errs[min(len(errs) - 1, int(0.9 * len(errs)))] if errs else float("nan")
+        sel = [vs_selectors(r) for r in rs if vs_selectors(r)]
+        said = (f"; vs the faster of ompi and mpich median {statistics.median(sel):.2f}x, min {min(sel):.2f}x, "
+                f"{sum(x < 0.95 for x in sel)} below 0.95x") if sel else ""
         out.append(f"{plat}: {len(rs)} rows, vs best built-in median {statistics.median(ratios):.2f}x, "
-                   f"min {min(ratios):.2f}x; prediction error median "
+                   f"min {min(ratios):.2f}x{said}; prediction error median "
                    f"{100 * statistics.median(errs) if errs else float('nan'):.1f}%, p90 {100 * p90:.1f}%; "
                    f"wrong results: {sum(not r['hetcoll_ok'] for r in rs)}")
     return "\n".join(out)
@@ -274,6 +302,13 @@ def main():
     ap.add_argument("--plot", help="write PREFIX_ratios.png and PREFIX_prediction.png (matplotlib)")
     ap.add_argument("--from-json", help="only tabulate and plot an earlier run's results.json")
     ap.add_argument("--summary", action="store_true", help="print the README's summary tables")
+    ap.add_argument("--generated", type=int, default=0, metavar="K",
+                    help="K platforms of generate.py's sweep instead of --platforms")
+    ap.add_argument("--platform-seed", type=int, default=1, help="with --generated: the sweep's seed")
+    ap.add_argument("--max-hosts", type=int, default=32, help="with --generated: hosts drawn in [8, this]")
+    ap.add_argument("--families", help="with --generated: comma-separated (default: all, in turn)")
+    ap.add_argument("--builtins", choices=["all", "selectors"], default="all",
+                    help="SMPI's algorithms run beside hetcoll: all of them, or its selectors only")
     ap.add_argument("--check", action="store_true",
                     help="fail unless the predictions hold: median error <= 5 %%, 90th percentile <= 15 %%")
     a = ap.parse_args()
@@ -294,17 +329,26 @@ def main():
         for r in rows:  # the bound's formula may have changed since
             r["lower_bound_s"] = lower_bound(out / "profiles" / f"{r['platform']}.json", r["op"], r["bytes"], r["ranks"])
     else:
-        for plat in a.platforms.split(","):
+        plats = a.platforms.split(",")
+        if a.generated:
+            sys.path.insert(0, str(HERE))
+            import generate
+            fams = a.families.split(",") if a.families else None
+            plats = [generate.write(p, str(out / "platforms")) + ".xml"
+                     for p in generate.sweep(a.platform_seed, a.generated, a.max_hosts, fams)]
+        for plat in plats:
             hosts = HERE / "platforms" / f"{plat}.hosts"
-            if plat in PLATFORMS:
+            if plat.endswith(".xml"):
+                np = len(pathlib.Path(plat[:-4] + ".hosts").read_text().split())
+            elif plat in PLATFORMS:
                 np, _ = PLATFORMS[plat]
             elif (HERE / "platforms" / f"{plat}.xml").is_file() and hosts.is_file():
                 np = len(hosts.read_text().split())  # a platform outside the default set: a rank a line
             else:
                 ap.error(f"unknown platform {plat} (no {plat}.xml and .hosts in testbed/smpi/platforms)")
-            print(f"harness: {plat}, {np} ranks, {len(ops)} ops", flush=True)
-            rows += bench_platform(plat, np, ops, sizes, out, a.jobs, a.reprobe)
-        (out / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
+            print(f"harness: {platform_name(plat)}, {np} ranks, {len(ops)} ops", flush=True)
+            rows += bench_platform(plat, np, ops, sizes, out, a.jobs, a.reprobe, a.builtins == "selectors")
+            (out / "results.json").write_text(json.dumps(rows, indent=1) + "\n")  # after each: a long run keeps its rows
     if a.plot:
         plot(rows, a.plot)
     md = table(rows) + "\n" + summary(rows) + "\n"

@@ -99,13 +99,8 @@ def main(argv=None) -> int:
     families = a.families.split(",") if a.families else list(generate.FAMILIES)
     rows = []
     with tempfile.TemporaryDirectory(prefix="hetcoll-sweep-") as work:
-        for k in range(a.count):
-            family = families[k % len(families)]
-            seed = a.seed * 1000 + k
-            least = generate.FAMILIES[family][1]
-            import random
-            hosts = max(least, random.Random(seed).randint(8, a.max_hosts))
-            p = generate.generate(family, seed, hosts)
+        for p in generate.sweep(a.seed, a.count, a.max_hosts, families):
+            family = p["tree"]["family"]
             base = generate.write(p, work)
             row = {"platform": p["name"], "family": family, "hosts": len(p["hosts"]),
                    "order": p["tree"]["params"].get("order")}
