@@ -547,6 +547,12 @@ class Probe {
   };
   std::vector<RackProfile> group_links(const GroupSet& g, uint64_t bytes, const std::string& how_first,
                                        std::vector<double>& inside_ratio);
+  // Per host, the host it sends to when each cycle of groups (next) sends
+  // at once, every host to a host of another group and every host
+  // receiving one flow: the groups' hosts one after another, shifted by the
+  // largest group (a group larger than its next loads its link out with all
+  // its hosts, spread over the groups after it; -1: no flow).
+  std::vector<int> spread_flows(const GroupSet& g) const;
   void racks();
   bool racks_in_order(const std::vector<int>& order_of_hosts, double& took);
   void declared();
@@ -1080,8 +1086,37 @@ bool Probe::racks_in_order(const std::vector<int>& order_of_hosts, double& took)
 // summed. Where every flow through a link moved at its hosts' rate, the
 // link did not limit them: at least its hosts' interfaces together (a
 // group sends only as many flows as the group it sends to has hosts).
+// And every host of a cycle of groups at once to a host of another group
+// (spread_flows): a group larger than the one after it loads its own links
+// with all its hosts (a rack of 4 beside racks of 3 read 1.88 of its
+// 2.5 GB/s through the 3 flows its next could take).
 // Every rank calls it; rank 0 gets the links (subnet and within left to
 // the caller).
+std::vector<int> Probe::spread_flows(const GroupSet& g) const {
+  std::vector<int> to(size_t(H), -1);
+  std::vector<bool> seen(g.hosts.size(), false);
+  for (size_t first = 0; first < g.hosts.size(); ++first) {
+    if (seen[first] || g.next[first] < 0 || g.next[first] == int(first)) continue;
+    // The cycle through `first`: its groups' hosts one after another.
+    std::vector<int> order, group;
+    size_t most = 0;
+    for (int r = int(first); r >= 0 && !seen[size_t(r)]; r = g.next[size_t(r)]) {
+      seen[size_t(r)] = true;
+      for (int h : g.hosts[size_t(r)]) order.push_back(h), group.push_back(r);
+      most = std::max(most, g.hosts[size_t(r)].size());
+    }
+    const size_t T = order.size();
+    size_t shift = most;
+    if (2 * shift == T) ++shift;  // no pair both ways at once
+    if (shift >= T) continue;
+    for (size_t i = 0; i < T; ++i) {
+      const size_t j = (i + shift) % T;
+      if (group[j] != group[i]) to[size_t(order[i])] = order[j];  // (two groups: the wrap lands inside)
+    }
+  }
+  return to;
+}
+
 std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, const std::string& how_first,
                                             std::vector<double>& inside_ratio) {
   const int count = int(g.hosts.size());
@@ -1112,11 +1147,14 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
     if (pv >= 0 && pv != nx)
       for (size_t q = 0; q < std::min(a.size(), g.hosts[size_t(pv)].size()); ++q) back[size_t(a[q])] = g.hosts[size_t(pv)][q];
   }
+  const std::vector<int> spread = spread_flows(g);
   const bool any_back = std::any_of(back.begin(), back.end(), [](int t) { return t >= 0; });
+  const bool any_spread = std::any_of(spread.begin(), spread.end(), [](int t) { return t >= 0; });
   const std::vector<double> rin = g.inside ? flow_rates(inside, bytes) : std::vector<double>(size_t(H), 0.0),
                             racr = flow_rates(across, bytes),
                             rback = any_back ? flow_rates(back, bytes) : std::vector<double>(size_t(H), 0.0),
-                            rone = flow_rates(one_way, bytes);
+                            rone = flow_rates(one_way, bytes),
+                            rspread = any_spread ? flow_rates(spread, bytes) : std::vector<double>(size_t(H), 0.0);
   std::vector<RackProfile> out;
   inside_ratio.assign(size_t(count), 1.0);
   if (g_rank != 0) return out;
@@ -1140,10 +1178,10 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
     double out = 0, in = 0;
     bool out_free = true, in_free = true;
   };
-  std::vector<std::array<Through, 2>> th(static_cast<size_t>(count));
-  for (int e = 0; e < 2; ++e) {
-    const std::vector<int>& to = e == 0 ? across : back;
-    const std::vector<double>& rate = e == 0 ? racr : rback;
+  std::vector<std::array<Through, 3>> th(static_cast<size_t>(count));
+  for (int e = 0; e < 3; ++e) {
+    const std::vector<int>& to = e == 0 ? across : e == 1 ? back : spread;
+    const std::vector<double>& rate = e == 0 ? racr : e == 1 ? rback : rspread;
     for (int h = 0; h < H; ++h) {
       const int t = to[size_t(h)];
       if (t < 0) continue;
@@ -1169,35 +1207,37 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
   for (int r = 0; r < count; ++r) {
     const Through& f = th[size_t(r)][0];
     const Through& b = th[size_t(r)][1];
+    const Through& sp = th[size_t(r)][2];
     RackProfile x;
     x.hosts = g.hosts[size_t(r)];
     const int v = g.vote[size_t(r)];
     x.shared = votes[v] > 0 && 2 * shared_votes[v] > votes[v];
-    std::string how = how_first + (any_back ? "and back, " : "") + (alone_out[size_t(r)] > 0 ? "both ways and out alone" : "both ways");
+    std::string how = how_first + (any_back ? "and back, " : "") + (any_spread ? "every host to another group's, " : "") +
+                      (alone_out[size_t(r)] > 0 ? "both ways and out alone" : "both ways");
     double hosts_sum = 0;
     for (int h : x.hosts) hosts_sum += nic[size_t(h)];
-    if (f.out <= 0 && f.in <= 0 && b.out <= 0 && b.in <= 0) {
+    if (f.out <= 0 && f.in <= 0 && b.out <= 0 && b.in <= 0 && sp.out <= 0 && sp.in <= 0) {
       // No flow through it (no next): its hosts' interfaces together, not a limit.
       x.up = x.down = {hosts_sum, 0, how_first + "not measured (nothing to send to beside it): its hosts' interfaces"};
       out.push_back(std::move(x));
       continue;
     }
     // Flows at their hosts' rate: the link did not limit them.
-    const bool out_free = (f.out > 0 && f.out_free) || (b.out > 0 && b.out_free);
-    const bool in_free = (f.in > 0 && f.in_free) || (b.in > 0 && b.in_free);
+    const bool out_free = (f.out > 0 && f.out_free) || (b.out > 0 && b.out_free) || (sp.out > 0 && sp.out_free);
+    const bool in_free = (f.in > 0 && f.in_free) || (b.in > 0 && b.in_free) || (sp.in > 0 && sp.in_free);
     if (x.shared) {
-      double both = std::max({f.out + f.in, b.out + b.in, alone_out[size_t(r)]});
+      double both = std::max({f.out + f.in, b.out + b.in, sp.out + sp.in, alone_out[size_t(r)]});
       if (out_free && in_free) both = std::max(both, 2 * hosts_sum), how += "; its flows at their hosts' rate: at least";
       x.up = x.down = {both, 0, how};
     } else {
-      double up = std::max({f.out, b.out, alone_out[size_t(r)]});
+      double up = std::max({f.out, b.out, sp.out, alone_out[size_t(r)]});
       // What came in was held to what the group before sent out (its link
       // out full): a bound from below; the link in at least as fast as
       // this group's own link out then.
       double prev_out = 0;
       if (prev[size_t(r)] >= 0) prev_out = th[size_t(prev[size_t(r)])][0].out;
       const bool held = f.in > 0 && prev_out > 0 && f.in >= 0.95 * prev_out;
-      double down = std::max(f.in > 0 ? (held ? std::max(f.in, up) : f.in) : up, b.in);
+      double down = std::max({f.in > 0 ? (held ? std::max(f.in, up) : f.in) : up, b.in, sp.in});
       if (out_free) up = std::max(up, hosts_sum);
       if (in_free) down = std::max(down, hosts_sum);
       if (out_free || in_free) how += "; its flows at their hosts' rate: at least";
@@ -2088,7 +2128,12 @@ int Probe::write_profile() {
     p.network = network_from_classes(p, found_racks);
     rack_latencies(p);
     // A host's interface: at least its best flow in the shifts (the class's
-    // pair alone may have crossed an oversubscribed rack link).
+    // pair alone may have crossed an oversubscribed rack link) — its
+    // nic_up and nic_down as its leaf's links.
+    for (size_t h = 0; h < rack_nic.size() && h < p.hosts.size(); ++h) {
+      p.hosts[h].nic_up = std::max(p.hosts[h].nic_up, rack_nic[h]);
+      p.hosts[h].nic_down = std::max(p.hosts[h].nic_down, rack_nic[h]);
+    }
     for (NodeProfile& n : p.network)
       if (n.host >= 0 && size_t(n.host) < rack_nic.size() && rack_nic[size_t(n.host)] > 0) {
         n.up.bandwidth = std::max(n.up.bandwidth, rack_nic[size_t(n.host)]);

@@ -5,7 +5,7 @@
 # the profile valid against docs/profile.schema.json.
 #
 #   testbed/smpi/probe_check.sh PROBE PLATFORM NP [--both] [--partition eco] [--max-seconds S] [--backplane B]
-#                               [--racks N BW] [--says TEXT]... [-- PROBE-ARGS]
+#                               [--racks N BW | --tree] [--says TEXT]... [-- PROBE-ARGS]
 #
 # PROBE is build/smpi/hetcoll-probe. The concurrent profile's bandwidth is
 # checked class by class on the pairs measured alone (in its rounds, pairs
@@ -15,6 +15,9 @@
 # --backplane B: the platform's shared backbone in B/s, which the probe's
 # backplane must find within 10 %; without it the platform has none, and
 # the probe must find none.
+# --tree: instead of --racks, the profile's tree held to the platform's
+# (truth.py --tree: every host in its place, every link that limits a cut
+# within 10 %), for racks that differ in size and links.
 # --says TEXT: the probe's output has a line holding TEXT (--topology's
 # lines: where measurement and a declared topology disagree).
 set -euo pipefail
@@ -22,7 +25,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 probe="$1" platform="$2" np="$3"
 shift 3
-both=0 partition=zones max_seconds="" backplane=0 racks=0 rack_bw=0 says=()
+both=0 partition=zones max_seconds="" backplane=0 racks=0 rack_bw=0 says=() tree=0
 while (($#)); do
   case "$1" in
     --both) both=1; shift ;;
@@ -30,6 +33,7 @@ while (($#)); do
     --max-seconds) max_seconds="$2"; shift 2 ;;
     --backplane) backplane="$2"; shift 2 ;;
     --racks) racks="$2"; rack_bw="$3"; shift 3 ;;
+    --tree) tree=1; shift ;;
     --says) says+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) echo "probe_check: unknown option $1" >&2; exit 2 ;;
@@ -89,6 +93,16 @@ fi
 # (one latency subnet) whose shared uplinks carry BW B/s: the profile's
 # network has exactly those racks (every host in its zone's) and each
 # rack's link within 10 % of BW, one link both ways; without, no racks.
+if ((tree)); then
+  "$py" - "$work/concurrent.json" "$xml" "$here" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[3])
+import sweep_probe
+verdict, why = sweep_probe.verdict(sys.argv[2], sys.argv[1])
+print("tree: %s%s" % (verdict, (" (" + why + ")") if why else ""))
+sys.exit(0 if verdict == "PASS" else 1)
+PY
+else
 "$py" - "$work/concurrent.json" "$racks" "$rack_bw" "$xml" "$here" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[5])
@@ -122,3 +136,4 @@ for b in bad:
     print("  " + b)
 sys.exit(0 if len(rack_nodes) == want and not bad else 1)
 PY
+fi

@@ -2,6 +2,10 @@
 // start gives a call's makespan (the last rank's end), detects calls that
 // overran their slot and widens the slot until they fit.
 //   mpirun -n K test_mpi_sync_timing      (exit 0: all checks passed)
+// No check holds a time to a wall-clock bound (a busy machine lengthens
+// any call): a makespan is at least the work in it (causality), an empty
+// call is told apart from one rank's 20 ms (relative, in the same run),
+// and how far above its work each measure came is printed, not checked.
 #include <mpi.h>
 #include <time.h>
 
@@ -18,6 +22,11 @@ void check(bool ok, const char* what, double value) {
   if (g_rank != 0) return;
   std::printf("%s %s (%.3f ms)\n", ok ? "ok  " : "FAIL", what, value * 1e3);
   if (!ok) ++g_failed;
+}
+
+// How far above its work a measure came (information: load decides it).
+void said(const char* what, double median, double work) {
+  if (g_rank == 0) std::printf("     %s: %.3f ms above its %.0f ms of work\n", what, (median - work) * 1e3, work * 1e3);
 }
 
 void sleep_s(double s) {
@@ -74,7 +83,9 @@ int main(int argc, char** argv) {
   // ranks end at once), not a barrier's view of it.
   const int last = g_size - 1;
   Result r = timed([&] { if (g_rank == last) sleep_s(0.020); }, 8, 0.060, c);
-  check(r.valid >= 4 && r.median >= 0.020 && r.median < 0.045, "one rank's 20 ms is the makespan", r.median);
+  check(r.valid >= 4 && r.median >= 0.020, "one rank's 20 ms is in the makespan", r.median);
+  said("one rank's 20 ms", r.median, 0.020);
+  const double one_rank = r.median;
 
   // A message the last rank sends after 15 ms: rank 0's end is 15 ms plus
   // the message.
@@ -89,18 +100,23 @@ int main(int argc, char** argv) {
         }
       },
       8, 0.050, c);
-  check(r.valid >= 4 && r.median >= 0.015 && r.median < 0.040, "a late message ends the call", r.median);
+  check(r.valid >= 4 && r.median >= 0.015, "a late message ends the call", r.median);
+  said("a message after 15 ms", r.median, 0.015);
 
   // Every rank works 12 ms in slots of 6 ms: each call overruns its slot, so
   // the next starts late and is invalid; with slots of 12 ms and more they fit.
   r = timed([&] { sleep_s(0.012); }, 8, 0.006, c);
   check(r.valid <= 1, "calls that overrun their slot are invalid", double(r.valid) * 1e-3);
   r = timed_fitting([&] { sleep_s(0.012); }, 8, 0.002, c);
-  check(2 * r.valid >= 8 && r.median >= 0.012 && r.median < 0.030, "the slot widens until calls fit", r.median);
+  check(2 * r.valid >= 8 && r.median >= 0.012, "the slot widens until calls fit", r.median);
+  said("every rank's 12 ms", r.median, 0.012);
 
-  // A call nothing delays: no longer than a few round trips' worth.
+  // A call nothing delays: told apart from one rank's 20 ms, measured the
+  // same way in the same run.
   r = timed([] {}, 8, 0.005, c);
-  check(r.valid >= 4 && r.median >= 0 && r.median < 0.005, "an empty call takes next to nothing", r.median);
+  check(r.valid >= 4 && r.median >= 0 && r.median < 0.5 * one_rank,
+        "an empty call takes less than half of one rank's 20 ms", r.median);
+  said("an empty call", r.median, 0);
 
   MPI_Finalize();
   return g_failed ? 1 : 0;
