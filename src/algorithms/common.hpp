@@ -32,6 +32,21 @@ struct Fold {
   bool is_extra(int v) const { return v >= core; }
   int partner(int v) const { return v >= core ? v - core : (v < extra ? v + core : -1); }
 };
+// MPICH's fold (Thakur, Rabenseifner, Gropp 2005): the first 2·extra ranks
+// pair up, each even one folding into the odd one after it; the core is
+// those odd ranks and every rank from 2·extra on, in rank order (index(v):
+// v's place in the core, rank(i): the core's i-th rank). Where near ranks
+// are numbered together, the extras fold into a near partner and the core
+// keeps the far ranks' halves apart (two sites of 9 and 8 hosts: one
+// crossing of the WAN, where Fold's has three).
+struct PairFold {
+  int p, core, extra;
+  explicit PairFold(int n) : p(n), core(floor_pow2(n)), extra(n - floor_pow2(n)) {}
+  bool is_extra(int v) const { return v < 2 * extra && v % 2 == 0; }
+  int partner(int v) const { return v < 2 * extra ? (v % 2 == 0 ? v + 1 : v - 1) : -1; }
+  int index(int v) const { return v < 2 * extra ? v / 2 : v - extra; }
+  int rank(int i) const { return i < extra ? 2 * i + 1 : i + extra; }
+};
 
 // A builder named `name` that honours the context's only_rank.
 Builder make_builder(const GenContext& ctx, const std::string& name, bool infer_deps = true);
