@@ -1986,25 +1986,30 @@ void Probe::pair_classes(Profile& p, std::string& unmeasured) {
   }
 }
 
-// Each host's interface, out and in: the fastest of its pairs inside its
-// subnet (concurrent rounds pair disjoint hosts, so a pair shares neither
-// interface; across subnets an uplink may be what limits). A pair moves at
-// its slower end, so one fast partner shows the host's own rate — where a
-// class mixes fast and slow interfaces, its median describes neither.
+// Each host's interface, out and in: the fastest of its pairs (concurrent
+// rounds pair disjoint hosts, so a pair shares neither interface; across
+// subnets an uplink may limit it more, but it is still at most the host's
+// own rate: a fast host among slow ones shows its rate only across). A
+// pair moves at its slower end, so one fast partner shows the host's own
+// rate — where a class mixes fast and slow interfaces, its median
+// describes neither.
 // Where the class's pairs were slowed together (slowdown above 1: a
 // backplane shared by the round's pairs) a pair's rate is scaled up by
-// that slowdown, at most to the class's one-way rate.
+// that slowdown, at most to the class's one-way rate — never below the
+// rate the pair moved (a class of mixed interfaces measured alone on a
+// slow pair had capped every host at the slow one's 125 MB/s).
 void Probe::interfaces(Profile& p) {
   const double payload = double(large - opt.small);
   for (int i = 0; i < H; ++i)
     for (int j = 0; j < H; ++j) {
-      if (i == j || subnet_of[size_t(i)] != subnet_of[size_t(j)]) continue;
+      if (i == j) continue;
       const size_t k = size_t(i) * size_t(H) + size_t(j);
       const double l = pd.small_min[k], big = pd.large_min[k];
       if (!(big > l)) continue;
       double bw = payload / (big - l);
-      if (const PairClass* c = p.between(subnet_of[size_t(i)], subnet_of[size_t(i)]); c && c->slowdown > 1)
-        bw = std::min(bw * c->slowdown, one_way_rate(*c));
+      const bool inside = subnet_of[size_t(i)] == subnet_of[size_t(j)];
+      if (const PairClass* c = p.between(subnet_of[size_t(i)], subnet_of[size_t(i)]); inside && c && c->slowdown > 1)
+        bw = std::max(bw, std::min(bw * c->slowdown, one_way_rate(*c)));
       p.hosts[size_t(i)].nic_up = std::max(p.hosts[size_t(i)].nic_up, bw);
       p.hosts[size_t(j)].nic_down = std::max(p.hosts[size_t(j)].nic_down, bw);
     }

@@ -161,15 +161,17 @@ void ProfileModel::build_topology(const Profile& p) {
   for (const PairClass& c : p.classes)
     if (c.a >= 0 && c.a == c.b && c.bandwidth_both_ways > 0 && !full_duplex(c)) nic_shared[size_t(c.a)] = true;
   // A host whose own interface the probe measured (its fastest pair inside
-  // its subnet, each way) has that, never above the subnet's.
+  // its subnet, each way) has that: a subnet mixing interfaces has a class
+  // rate from one pair alone, perhaps a slow one (a 312 MB/s host drawn at
+  // its subnet's 125).
   for (int h = 0; h < H; ++h) {
     const Host& x = hosts_[size_t(h)];
     const int sn = x.subnet;
     const double bw = nic[size_t(sn)];
     int up = -1, down = -1;
     if (bw > 0) {
-      const double u = x.nic_up_per_byte > 0 ? std::min(bw, 1 / x.nic_up_per_byte) : bw;
-      const double d = x.nic_down_per_byte > 0 ? std::min(bw, 1 / x.nic_down_per_byte) : bw;
+      const double u = x.nic_up_per_byte > 0 ? 1 / x.nic_up_per_byte : bw;
+      const double d = x.nic_down_per_byte > 0 ? 1 / x.nic_down_per_byte : bw;
       if (nic_shared[size_t(sn)]) {
         up = down = t->add_link(cat("nic(", x.name, ")"), std::min(u, d));
       } else {

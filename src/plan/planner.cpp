@@ -166,6 +166,10 @@ struct Weighing {
   // simulation in all (0: no limit).
   bool networked = false;
   uint64_t budget = UINT64_MAX, work_budget = 0;
+  // Steps left for simulating the first candidates (simulate_first()):
+  // one more work_budget, shared by all of them (0 with no limit).
+  uint64_t first_work = 0;
+  bool first_spent = false;
 
   Weighing(const Collective& c, const MachineModel& m, const PlanOptions& o) : coll(c), model(m), opt(o) {}
   void collect();
@@ -286,6 +290,7 @@ void Weighing::set_budgets() {
   work_budget = networked && opt.work_budget && coll.nranks > kNetworkBudgetRanks
                     ? opt.work_budget * uint64_t(kNetworkBudgetRanks) / uint64_t(std::min(coll.nranks, 4 * kNetworkBudgetRanks))
                     : opt.work_budget;
+  first_work = work_budget;
 }
 
 // The pending candidates simulated within the budgets, or priced by estimate.
@@ -426,24 +431,27 @@ std::vector<size_t> Weighing::order() {
 // simulation (simulated, an exact closed form, a price that holds off a
 // network) or may not have one: a price that holds past kNetworkBudgetRanks
 // on a network (simulate_pending()), or a schedule beyond the decision's
-// ops or steps (each such simulation has the decision's budgets again).
+// ops, or beyond the steps left of one more work_budget that all such
+// simulations share.
 bool Weighing::simulated(const Candidate& c) const {
   return !(c.estimated || c.from_parts || (c.holds && networked));
 }
 
 bool Weighing::simulate_first(size_t i) {
   const Candidate& c = res.candidates[i];
-  if (simulated(c) || (c.holds && coll.nranks > kNetworkBudgetRanks)) return false;
+  if (simulated(c) || (c.holds && coll.nranks > kNetworkBudgetRanks) || first_spent) return false;
   const size_t limit = size_t(std::min<uint64_t>(opt.op_limit, budget));
   try {
     uint64_t ops = 0, steps = 0;
     if (budget != UINT64_MAX && likely_ops(c.algorithm, coll, model, limit) > limit) return false;
-    Candidate sim = simulate_candidate(c.algorithm, coll, model, opt, limit, work_budget, ops, steps);
+    Candidate sim = simulate_candidate(c.algorithm, coll, model, opt, limit, first_work, ops, steps);
     res.simulated_ops += ops;
+    if (first_work) first_work -= std::min(first_work, steps), first_spent = first_work == 0;
     res.candidates[i] = std::move(sim);
     return true;
   } catch (const TooLarge&) {
   } catch (const WorkSpent&) {
+    first_spent = work_budget != 0;  // spent inside it: the steps are gone
   } catch (const InputError&) {
   }
   return false;

@@ -87,8 +87,9 @@ constexpr double kRoughMargin = 4;
 constexpr uint64_t kDecisionWork = uint64_t(1) << 21;
 // A candidate ranked first by a price that is not its schedule's simulation
 // (an estimate, its phases' prices, its rounds on a network) is simulated,
-// within the decision's budgets again, and the candidates ranked again: up
-// to this many times. Its price is then what it runs (a composite's phases
+// within the decision's ops and one more work budget of steps that all
+// such simulations share, and the candidates ranked again: up to this many
+// times. Its price is then what it runs (a composite's phases
 // priced 15.8 ms simulated at 57 ms: scripts/regret.py --generated).
 // So is a candidate priced within kCloseToFirst of the first (a near tie
 // decided by a price a few percent off: direct_allgather's rounds 1.03 ms,

@@ -60,10 +60,12 @@ using namespace hetcoll;
 
 namespace {
 
-// ~120 ms at ~20 ns a step. A model's first decision pays for its caches
+// ~160 ms at ~20 ns a step. A model's first decision pays for its caches
 // (routes, settled links): 5.1 M steps for allreduce 1 MiB on a profile whose
-// reductions are 1 s a byte, when it is the profile's first.
-constexpr uint64_t kStepsBound = 6'000'000;
+// reductions are 1 s a byte, when it is the profile's first; and simulating
+// the candidates ranked first where they were priced otherwise takes at
+// most one more decision's work (kDecisionWork, 2.1 M: planner.hpp).
+constexpr uint64_t kStepsBound = 6'000'000 + kDecisionWork;
 constexpr long kHeapBound = 50L << 20;         // bytes
 
 struct Entry {
