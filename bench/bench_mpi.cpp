@@ -42,6 +42,13 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// A whole positive number in [1, most], or 0 (not one).
+long long positive(const char* s, long long most) {
+  char* end = nullptr;
+  const long long v = std::strtoll(s, &end, 10);
+  return end != s && *end == '\0' && v >= 1 && v <= most ? v : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,8 +56,18 @@ int main(int argc, char** argv) {
   int rank, p;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
-  const int reps = argc > 1 ? std::atoi(argv[1]) : 7;
-  const size_t max_bytes = argc > 2 ? size_t(std::atol(argv[2])) : size_t(4) << 20;
+  const long long reps_arg = argc > 1 ? positive(argv[1], 1000) : 7;
+  const long long max_arg = argc > 2 ? positive(argv[2], 1LL << 30) : 4LL << 20;
+  if (reps_arg == 0 || max_arg == 0) {
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "usage: bench_mpi [REPS (1-1000, default 7)] [MAX_BYTES (1-2^30, default 4194304)] "
+                   "[COLLECTIVES (comma-separated, default all)]\n");
+    MPI_Finalize();
+    return 2;
+  }
+  const int reps = int(reps_arg);
+  const size_t max_bytes = size_t(max_arg);
   std::vector<char> a(max_bytes * size_t(p) + 64, 1), b(max_bytes * size_t(p) + 64, 2);
   const std::string only = argc > 3 ? std::string(",") + argv[3] + "," : "";
   std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));

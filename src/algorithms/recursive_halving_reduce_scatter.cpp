@@ -14,6 +14,10 @@
 // smallest exchange. It is recursive halving over positions in
 // bit-reversed order: core rank r works at position rev(r), and its
 // partner at position rev(r) ^ d is rank r ^ rev(d).
+// fold=1: MPICH's fold (PairFold): the first 2(p - 2^k) ranks in pairs, even
+// into odd, so that near ranks numbered together fold together (two WAN
+// sites of 9 and 8 ranks cross once, where the last rank folding into rank
+// 0 crosses three times); the core is then numbered by PairFold's index.
 // Steps: log2 p (+2). Cost (p = 2^k, equal blocks of b): log2 p·α +
 // (p-1)b(β + γ). Source: Thakur, Rabenseifner & Gropp 2005.
 #include "algorithms/all.hpp"
@@ -24,31 +28,40 @@ namespace {
 Schedule generate(const GenContext& ctx) {
   const Collective& c = ctx.coll;
   const int p = c.nranks;
-  const bool doubling = param_int(ctx, "doubling", 0) != 0;
-  Builder b = make_builder(ctx, doubling ? "recursive_halving_reduce_scatter[doubling=1]" : "recursive_halving_reduce_scatter");
+  const bool doubling = param_int(ctx, "doubling", 0) != 0, pairs = param_int(ctx, "fold", 0) != 0;
+  std::string name = "recursive_halving_reduce_scatter";
+  if (doubling || pairs) name += doubling && pairs ? "[doubling=1,fold=1]" : doubling ? "[doubling=1]" : "[fold=1]";
+  Builder b = make_builder(ctx, name);
   Blocks blocks = coll_blocks(c);
-  Fold f(p);
+  const Fold f(p);
+  const PairFold pf(p);
+  // The fold: which ranks are extras, each one's partner, a core rank's
+  // index in the core and the core's i-th rank (Fold's: the rank itself).
+  auto is_extra = [&](int v) { return pairs ? pf.is_extra(v) : f.is_extra(v); };
+  auto partner = [&](int v) { return pairs ? pf.partner(v) : f.partner(v); };
+  auto index = [&](int v) { return pairs ? pf.index(v) : v; };
+  auto rank_at = [&](int i) { return pairs ? pf.rank(i) : i; };
   const int bits = ceil_log2(uint64_t(f.core));
-  // A core rank's position (its own inverse): itself, or bit-reversed.
+  // A core index's position (its own inverse): itself, or bit-reversed.
   auto pos = [&](int x) { return doubling ? reverse_bits(x, bits) : x; };
-  // Virtual layout: position k holds core rank q = pos(k)'s blocks (q, then
-  // q+core) contiguous, positions ascending.
+  // Virtual layout: position k holds core rank q = rank_at(pos(k))'s blocks
+  // (q's, then its extra partner's) contiguous, positions ascending.
   std::vector<uint64_t> voff(static_cast<size_t>(f.core) + 1, 0), at(static_cast<size_t>(p), 0);
   for (int k = 0; k < f.core; ++k) {
-    const int q = pos(k);
+    const int q = rank_at(pos(k)), ex = partner(q);
     at[size_t(q)] = voff[size_t(k)];
     uint64_t len = blocks.len[size_t(q)];
-    if (q < f.extra) {
-      at[size_t(q + f.core)] = voff[size_t(k)] + len;
-      len += blocks.len[size_t(q + f.core)];
+    if (ex >= 0) {
+      at[size_t(ex)] = voff[size_t(k)] + len;
+      len += blocks.len[size_t(ex)];
     }
     voff[size_t(k) + 1] = voff[size_t(k)] + len;
   }
   const uint64_t total = voff[size_t(f.core)];
   for (int r = 0; r < p; ++r) {
     if (!b.wants(r) || total == 0) continue;
-    if (f.is_extra(r)) {
-      int core = f.partner(r);
+    if (is_extra(r)) {
+      int core = partner(r);
       b.send(r, core, {Buf::in, 0, total});
       if (blocks.len[size_t(r)]) b.recv(r, core, {Buf::out, 0, blocks.len[size_t(r)]});
       continue;
@@ -56,7 +69,7 @@ Schedule generate(const GenContext& ctx) {
     const uint64_t base = b.alloc_tmp(r, total);
     auto vrange = [&](int a, int e) { return Slice{Buf::tmp, base + voff[size_t(a)], voff[size_t(e)] - voff[size_t(a)]}; };
     // Scratch copy of `in` in virtual order (one copy when that is rank order).
-    if (f.extra == 0 && !doubling) {
+    if (f.extra == 0 && !doubling) {  // (fold=1 without extras: the same)
       b.copy(r, {Buf::tmp, base, total}, {Buf::in, 0, total});
     } else {
       for (int i = 0; i < p; ++i)
@@ -64,7 +77,7 @@ Schedule generate(const GenContext& ctx) {
           b.copy(r, {Buf::tmp, base + at[size_t(i)], blocks.len[size_t(i)]}, {Buf::in, blocks.off[size_t(i)], blocks.len[size_t(i)]});
     }
     uint64_t slot = b.alloc_tmp(r, total);
-    int ex = f.partner(r);
+    int ex = partner(r);
     if (ex >= 0) {  // the extra's whole vector, in rank order, combined block by block
       b.recv(r, ex, {Buf::tmp, slot, total});
       for (int i = 0; i < p; ++i)
@@ -73,7 +86,7 @@ Schedule generate(const GenContext& ctx) {
     }
     int lo = 0, hi = f.core;
     for (int d = f.core / 2; d >= 1; d /= 2) {
-      const int me = pos(r), q = pos(me ^ d), mid = lo + d;
+      const int me = pos(index(r)), q = rank_at(pos(me ^ d)), mid = lo + d;
       const bool lower = (me & d) == 0;
       Slice give = lower ? vrange(mid, hi) : vrange(lo, mid), keep = lower ? vrange(lo, mid) : vrange(mid, hi);
       if (give.len) b.send(r, q, give);
@@ -104,7 +117,9 @@ std::vector<Round> rounds(const GenContext& ctx) {
   const uint64_t total = blocks.total();
   const uint64_t bl = blocks.largest(), per = (total + uint64_t(f.core) - 1) / uint64_t(f.core);
   // Exchanges at distance d carry per·d (halving: d from core/2 down);
-  // doubling=1: distance d first, carrying per·core/(2d).
+  // doubling=1: distance d first, carrying per·core/(2d). fold=1 by Fold's
+  // rounds: the same exchanges with the ranks renamed (as for
+  // recursive_doubling_allreduce[fold=1]).
   const bool doubling = param_int(ctx, "doubling", 0) != 0;
   auto moved = [&](int d) { return doubling ? per * uint64_t(f.core / (2 * d)) : per * uint64_t(d); };
   std::vector<Round> v{local_round(total)};
@@ -124,12 +139,20 @@ Algorithm recursive_halving_reduce_scatter_algorithm() {
   a.cost = "log2 p alpha + (p-1)/p n (beta + gamma)";
   a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
   a.params = {{"doubling", ParamKind::integer, 0, 1, false,
-               "1: partners at distance 1, 2, 4, … (near ranks exchange the largest halves)"}};
+               "1: partners at distance 1, 2, 4, … (near ranks exchange the largest halves)"},
+              {"fold", ParamKind::integer, 0, 1, false,
+               "1: MPICH's fold, the first 2(p - 2^k) ranks in pairs, even into odd (near ranks numbered together "
+               "fold together); 0: the last p - 2^k ranks into the first"}};
   a.generate = generate;
   a.rounds = rounds;
   a.closed_form = closed;
-  a.variants = [](const Collective&, const MachineModel&) {
-    return std::vector<std::string>{"recursive_halving_reduce_scatter", "recursive_halving_reduce_scatter[doubling=1]"};
+  a.variants = [](const Collective& c, const MachineModel&) {
+    std::vector<std::string> v{"recursive_halving_reduce_scatter", "recursive_halving_reduce_scatter[doubling=1]"};
+    if (Fold(c.nranks).extra) {
+      v.push_back("recursive_halving_reduce_scatter[fold=1]");
+      v.push_back("recursive_halving_reduce_scatter[doubling=1,fold=1]");
+    }
+    return v;
   };
   return a;
 }

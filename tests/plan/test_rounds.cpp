@@ -192,3 +192,29 @@ TEST(Rounds, PairFoldRenamesTheRanksAndCrossesTheWanOnce) {
   const PlanResult best = plan(c, *wan);
   EXPECT_LT(best.best().predicted, 1.05 * pairs) << best.best().algorithm;
 }
+
+// The same fold for recursive halving's reduce_scatter: the same time where
+// every pair is alike (with and without doubling), and on the two sites it
+// crosses once (the first halving step) where Fold's crosses three times
+// (issue 39: wan_sites_2site_17h reduce_scatter 8 B ran 0.52x SMPI's MPICH
+// selector).
+TEST(Rounds, PairFoldOfReduceScatterCrossesTheWanOnce) {
+  ModelPtr h = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
+  for (int p : {3, 5, 6, 12, 17})
+    for (const char* d : {"", "doubling=1,"}) {
+      const Collective c = Collective::make(CollOp::reduce_scatter_block, p, 64, 0, 8);
+      const std::string base = "recursive_halving_reduce_scatter", spec = base + "[" + d + "fold=1]";
+      const double folded = simulated(spec, c, *h);
+      const double last = simulated(*d ? base + "[doubling=1]" : base, c, *h);
+      EXPECT_NEAR(folded, last, 1e-9 * folded) << p << " " << spec;
+    }
+  ModelPtr wan = parse_model("cluster:subnets=9+8,alpha=5us,bw=1GB/s,up_latency=5ms,up_bw=100MB/s");
+  const Collective c = Collective::make(CollOp::reduce_scatter_block, 17, 1, 0, 8);
+  const double pairs = simulated("recursive_halving_reduce_scatter[fold=1]", c, *wan);
+  const double last = simulated("recursive_halving_reduce_scatter", c, *wan);
+  EXPECT_GT(pairs, 5e-3);  // one crossing of the 5 ms link
+  EXPECT_LT(pairs, 6e-3);
+  EXPECT_GT(last, 2.5 * pairs);
+  const PlanResult best = plan(c, *wan);
+  EXPECT_LT(best.best().predicted, 1.05 * pairs) << best.best().algorithm;
+}
