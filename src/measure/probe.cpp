@@ -29,6 +29,12 @@
 //                own subnet (near): how flows of different latencies share
 //                its interface (profile: sharing; SimGrid's CM02 and TCP
 //                give long round trips less).
+//  4e. subnet links  concurrent mode, two subnets or more: the subnets as
+//                groups (group_links): every subnet's hosts at once to the
+//                next subnet's, and back, and every host to another
+//                subnet's: each subnet's link out and in, measured where
+//                the pairs' classes cannot tell them (NICs slower than the
+//                uplink, uplinks faster one way, interfaces mixed).
 //  5. overheads  Banikazemi §2: per host S_c (consecutive small sends), S_m
 //                (consecutive large sends), R_c and R_m (receives of
 //                messages already arrived), against the nearest host.
@@ -538,6 +544,7 @@ class Probe {
   void alone_pairs();
   void backplane();
   std::vector<double> flow_rates(const std::vector<int>& to, uint64_t bytes);
+  std::vector<double> interface_rates() const;
   struct GroupSet {
     std::vector<std::vector<int>> hosts;  // per group, its hosts in host order
     std::vector<int> next;                // per group, the group its hosts send to (-1: none)
@@ -553,7 +560,9 @@ class Probe {
   // largest group (a group larger than its next loads its link out with all
   // its hosts, spread over the groups after it; -1: no flow).
   std::vector<int> spread_flows(const GroupSet& g) const;
+  void fan_links(const GroupSet& g, const std::vector<int>& which, uint64_t bytes, std::vector<RackProfile>& links);
   void racks();
+  void subnet_links();
   bool racks_in_order(const std::vector<int>& order_of_hosts, double& took);
   void declared();
   void hold_declared(const DeclaredTopology& t, const DeclaredLayout& lay, const std::vector<RackProfile>& links,
@@ -599,6 +608,8 @@ class Probe {
   // 4d. Racks by bandwidth (rank 0).
   std::vector<RackProfile> found_racks;
   std::vector<double> rack_nic;  // per host, its best rate in the shifts
+  // 4e. The subnets' own links (rank 0; per subnet, empty: not measured).
+  std::vector<RackProfile> found_subnets;
   // 4c. Sharing (rank 0).
   Profile::Sharing shares;
   // 5. Overheads, 7. kernels: per host, kHostFields values.
@@ -627,6 +638,7 @@ int Probe::run() {
   backplane();
   racks();
   declared();
+  subnet_links();
   sharing();
   overheads();
   shared_memory();
@@ -867,19 +879,38 @@ void Probe::backplane() {
   }
 }
 
-// Flows at once: every host h with to[h] >= 0 sends `bytes` from its leader
-// to to[h]'s (a host receives at most one), each receiver answering with a
-// small message; per sender, the best of 2 repeats of its flow's rate,
-// bytes over (the time from a barrier to the answer, less two one-way
-// latencies of the pair). Rank 0 gets the rates (0 where no flow); every rank calls it.
+// Flows at once: every host h with to[h] >= 0 sends a message from its
+// leader to to[h]'s (a host receives at most one), each receiver answering
+// with a small message; a flow's rate its bytes over (the time from a
+// barrier to the answer, less two one-way latencies of the pair). Three
+// repeats: all flows `bytes` first; then twice each flow sized to its
+// last rate (bytes times its rate over the fastest's, at least 1/16 of
+// them), so that the flows end together and each moved at its share of
+// what it crossed while all of them ran. Flows of equal bytes do not end
+// together where a link gives flows of shorter round trips more (CM02,
+// TCP): the first done leave the rest more, and rates summed say more than
+// the link moved (5 flows out of a 25 MB/s link summed to 27.5). Per
+// sender, the best of the two sized repeats. Rank 0 gets the rates (0
+// where no flow); every rank calls it.
 std::vector<double> Probe::flow_rates(const std::vector<int>& to, uint64_t bytes) {
   std::vector<int> from(size_t(H), -1);
   for (int h = 0; h < H; ++h)
     if (to[size_t(h)] >= 0) from[size_t(to[size_t(h)])] = h;
   std::vector<char> out(static_cast<size_t>(bytes), 1), in(static_cast<size_t>(bytes));
   auto leader = [&](int host) { return hosts.ranks[size_t(host)][0]; };
-  std::vector<double> best(size_t(H), INFINITY), mine(static_cast<size_t>(H)), all(static_cast<size_t>(H));
-  for (int rep = 0; rep < 2; ++rep) {
+  std::vector<double> last(size_t(H), 0.0), best(size_t(H), 0.0), mine(static_cast<size_t>(H)), all(static_cast<size_t>(H));
+  std::vector<unsigned long long> size(size_t(H), bytes);
+  for (int rep = 0; rep < 3; ++rep) {
+    if (rep > 0) {  // rank 0 sizes the flows to the last repeat's rates
+      double fastest = 0;
+      for (int h = 0; h < H && g_rank == 0; ++h) fastest = std::max(fastest, last[size_t(h)]);
+      for (int h = 0; h < H && g_rank == 0; ++h)
+        size[size_t(h)] = fastest > 0 && last[size_t(h)] > 0
+                              ? std::clamp<unsigned long long>((unsigned long long)(double(bytes) * last[size_t(h)] / fastest),
+                                                               std::max<uint64_t>(bytes / 16, 1), bytes)
+                              : bytes;
+      MPI_Bcast(size.data(), H, MPI_UNSIGNED_LONG_LONG, 0, g_comm);
+    }
     std::fill(mine.begin(), mine.end(), 0.0);
     quiet_barrier();
     MPI_Barrier(g_comm);
@@ -889,8 +920,8 @@ std::vector<double> Probe::flow_rates(const std::vector<int>& to, uint64_t bytes
       // host's own send: a slow flow out would make the flow in look slow).
       const double t0 = MPI_Wtime();
       MPI_Request send = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
-      if (f >= 0) MPI_Irecv(in.data(), count_of(bytes), MPI_BYTE, leader(f), kData, g_comm, &recv);
-      if (t >= 0) MPI_Isend(out.data(), count_of(bytes), MPI_BYTE, leader(t), kData, g_comm, &send);
+      if (f >= 0) MPI_Irecv(in.data(), count_of(size[size_t(f)]), MPI_BYTE, leader(f), kData, g_comm, &recv);
+      if (t >= 0) MPI_Isend(out.data(), count_of(size[size_t(me)]), MPI_BYTE, leader(t), kData, g_comm, &send);
       char ack = 0;
       MPI_Request answer = MPI_REQUEST_NULL;
       if (t >= 0) MPI_Irecv(&ack, 1, MPI_BYTE, leader(t), kDone, g_comm, &answer);
@@ -908,20 +939,144 @@ std::vector<double> Probe::flow_rates(const std::vector<int>& to, uint64_t bytes
     }
     MPI_Reduce(mine.data(), all.data(), H, MPI_DOUBLE, MPI_MAX, 0, g_comm);
     if (g_rank == 0)
-      for (int h = 0; h < H; ++h)
-        if (to[size_t(h)] >= 0 && all[size_t(h)] > 0) best[size_t(h)] = std::min(best[size_t(h)], all[size_t(h)]);
+      for (int h = 0; h < H; ++h) {
+        last[size_t(h)] = 0;
+        if (to[size_t(h)] < 0 || !(all[size_t(h)] > 0)) continue;
+        // Less the way there and the answer's way back.
+        const double answer = pd.small_min[size_t(h) * size_t(H) + size_t(to[size_t(h)])];
+        const double took = all[size_t(h)] - 2 * answer;
+        if (took > 0) last[size_t(h)] = double(size[size_t(h)]) / took;
+        if (rep == 2) best[size_t(h)] = last[size_t(h)];
+      }
   }
   quiet_barrier();
-  std::vector<double> rate(size_t(H), 0.0);
-  if (g_rank == 0)
-    for (int h = 0; h < H; ++h) {
-      if (to[size_t(h)] < 0 || !std::isfinite(best[size_t(h)])) continue;
-      // Less the way there and the answer's way back.
-      const double answer = pd.small_min[size_t(h) * size_t(H) + size_t(to[size_t(h)])];
-      const double t = best[size_t(h)] - 2 * answer;
-      if (t > 0) rate[size_t(h)] = double(bytes) / t;
+  return best;
+}
+
+// Rank 0: per host, the fastest its interface was seen to move — its best
+// flow in the racks' shifts, or with any partner in the pairs' rounds
+// (pairs share no interface).
+std::vector<double> Probe::interface_rates() const {
+  std::vector<double> nic(size_t(H), 0.0);
+  const double payload = double(large - opt.small);
+  for (int h = 0; h < H; ++h) {
+    nic[size_t(h)] = h < int(rack_nic.size()) ? rack_nic[size_t(h)] : 0.0;
+    for (int o = 0; o < H && pd.large_min.size() == HH; ++o) {
+      const size_t k = size_t(h) * size_t(H) + size_t(o);
+      if (o != h && pd.large_min[k] > pd.small_min[k])
+        nic[size_t(h)] = std::max(nic[size_t(h)], payload / (pd.large_min[k] - pd.small_min[k]));
     }
-  return rate;
+  }
+  return nic;
+}
+
+// Groups `which` of g one after another, each to all the other groups of
+// its vote at once and all of those to it (its hosts to the others' hosts
+// interleaved, one group's in turn; as many flows as it has hosts): a link
+// out faster than any one group's link in (5 Gbit/s out, 1 Gbit/s into
+// each other subnet; a rack of 2.5 Gbit/s beside one of 2) is filled only
+// by flows into several. A link gets the sums through it where they are
+// more than it had; where every flow moved at its ends' rate, at least its
+// hosts' interfaces together (as in group_links). Every rank calls it with
+// the same `which`; rank 0 changes `links`.
+void Probe::fan_links(const GroupSet& g, const std::vector<int>& which, uint64_t bytes, std::vector<RackProfile>& links) {
+  const std::vector<double> nic = g_rank == 0 ? interface_rates() : std::vector<double>(size_t(H), 0.0);
+  auto all_free = [&](const std::vector<int>& to, const std::vector<double>& rate) {
+    bool any = false;
+    for (int h = 0; h < H; ++h) {
+      if (to[size_t(h)] < 0) continue;
+      const double ends = std::min(nic[size_t(h)], nic[size_t(to[size_t(h)])]);
+      if (!(ends > 0) || rate[size_t(h)] < kRackSlow * ends) return false;
+      any = true;
+    }
+    return any;
+  };
+  const int count = int(g.hosts.size());
+  size_t widest = 0;
+  for (const auto& m : g.hosts) widest = std::max(widest, m.size());
+  for (int r : which) {
+    std::vector<int> others;  // the other groups' hosts interleaved
+    for (size_t q = 0; q < widest; ++q)
+      for (int o = 1; o < count; ++o) {
+        const int x = (r + o) % count;
+        if (g.vote[size_t(x)] == g.vote[size_t(r)] && q < g.hosts[size_t(x)].size()) others.push_back(g.hosts[size_t(x)][q]);
+      }
+    const auto& mine = g.hosts[size_t(r)];
+    std::vector<int> out_to(size_t(H), -1), in_to(size_t(H), -1);
+    for (size_t q = 0; q < mine.size() && q < others.size(); ++q) {
+      out_to[size_t(mine[q])] = others[q];
+      in_to[size_t(others[q])] = mine[q];
+    }
+    if (others.empty()) continue;  // (the same on every rank)
+    const std::vector<double> ro = flow_rates(out_to, bytes), ri = flow_rates(in_to, bytes);
+    if (g_rank != 0) continue;
+    double fan_out = 0, fan_in = 0, hosts_sum = 0;
+    for (int h = 0; h < H; ++h) fan_out += ro[size_t(h)], fan_in += ri[size_t(h)];
+    for (int h : mine) hosts_sum += nic[size_t(h)];
+    const bool out_free = all_free(out_to, ro), in_free = all_free(in_to, ri);
+    RackProfile& l = links[size_t(r)];
+    if (l.shared ? out_free && in_free : out_free) fan_out = std::max(fan_out, l.shared ? 2 * hosts_sum : hosts_sum);
+    if (l.shared ? out_free && in_free : in_free) fan_in = std::max(fan_in, l.shared ? 2 * hosts_sum : hosts_sum);
+    const bool more_out = fan_out > l.up.bandwidth, more_in = fan_in > (l.shared ? l.up : l.down).bandwidth;
+    const char* at_least = out_free || in_free ? " (its flows at their hosts' rate: at least)" : "";
+    if (l.shared) {
+      if (more_out || more_in) {
+        l.up.bandwidth = l.down.bandwidth = std::max(fan_out, fan_in);
+        l.up.how = l.down.how = l.up.how + "; to and from all the others" + at_least;
+      }
+      continue;
+    }
+    if (more_out) l.up.bandwidth = fan_out, l.up.how += cat("; to all the others", out_free ? at_least : "");
+    if (more_in) l.down.bandwidth = fan_in, l.down.how += cat("; from all the others", in_free ? at_least : "");
+  }
+}
+
+// 4e. The subnets' links (concurrent mode, two subnets or more): the
+// subnets as groups of group_links — every subnet's hosts to the next
+// subnet's at once, and to the one before, and every host to another
+// subnet's host — each subnet's link out and in, as its flows summed (or
+// "at least" its hosts' interfaces where every flow moved at its ends'
+// rate). The pairs' classes alone cannot tell a subnet's link: one pair
+// across moves at its NIC where NICs are slower than the uplink (several
+// flows fill it), a class is one rate for both directions (an uplink
+// faster in than out) and one rate for both subnets. 3–5 experiments of
+// at most H flows each, and with three subnets or more 2 per subnet (to
+// all the others, from all the others).
+void Probe::subnet_links() {
+  if (opt.sequential || S < 2 || H < 2) return;
+  const uint64_t bytes = std::min<uint64_t>(large * 16, uint64_t(16) << 20);
+  double slowest = 0;
+  for (size_t k = 0; k < pd.large_min.size() && g_rank == 0; ++k) slowest = std::max(slowest, pd.large_min[k]);
+  // Each experiment's flows at worst a quarter of the slowest pair's rate
+  // per flow sharing a link with all of the largest subnet's: estimated
+  // from the slowest pair, 5 experiments of 2 repeats.
+  size_t widest = 0;
+  std::vector<std::vector<int>> members(static_cast<size_t>(S));
+  for (int h = 0; h < H; ++h) members[size_t(subnet_of[size_t(h)])].push_back(h);
+  for (const auto& m : members) widest = std::max(widest, m.size());
+  const double per_flow = slowest * double(bytes) / double(large);
+  if (!affords((5 + (S >= 3 ? 2 * S : 0)) * 2 * (4 * per_flow + 0.005), 0.88)) {
+    exhausted = true;
+    return;
+  }
+  bar.phase("subnet links", 0.5, 0.5);
+  GroupSet g;
+  g.inside = false;  // inside a subnet: the pairs and the racks measured it
+  for (int s = 0; s < S; ++s) {
+    g.hosts.push_back(members[size_t(s)]);
+    g.next.push_back((s + 1) % S);
+    g.index.push_back(s);
+    g.vote.push_back(0);  // one kind of link for all (as a subnet's racks): some measured out alone
+  }
+  std::vector<double> inside;
+  std::vector<RackProfile> links = group_links(g, bytes, "subnets: subnet to next subnet ", inside);
+  // With three subnets or more, each subnet to all the others and back.
+  std::vector<int> which;
+  for (int s = 0; S >= 3 && s < S; ++s) which.push_back(s);
+  fan_links(g, which, bytes, links);
+  if (g_rank != 0) return;
+  for (int s = 0; s < S; ++s) links[size_t(s)].subnet = s;
+  found_subnets = std::move(links);
 }
 
 // 4d. Racks (concurrent mode): inside a subnet (hosts latency does not
@@ -1051,6 +1206,14 @@ bool Probe::racks_in_order(const std::vector<int>& order_of_hosts, double& took)
   std::vector<double> inside_ratio;
   std::vector<RackProfile> links =
       group_links(g, bytes, cat("racks by bandwidth: ", sh.ks.size(), " shifts, rack to next rack "), inside_ratio);
+  // Every rack of a subnet of three racks or more to all the others and
+  // back, where the budget affords it: a rack's link faster than the next
+  // rack's reads as the next's (2.5 Gbit/s beside 2).
+  std::vector<int> which;
+  for (int r = 0; r < racks_count; ++r)
+    if (std::count(subnet_of_rack.begin(), subnet_of_rack.end(), subnet_of_rack[size_t(r)]) >= 3) which.push_back(r);
+  if (!which.empty() && affords(double(which.size()) * 2 * 3 * (4 * slowest * double(bytes) / double(large) + 0.005), 0.85))
+    fan_links(g, which, bytes, links);
   // Inside a rack every flow at its ends' rate, or the racks are not racks.
   int held = 1;
   for (int r = 0; r < racks_count && g_rank == 0 && held; ++r)
@@ -1080,7 +1243,8 @@ bool Probe::racks_in_order(const std::vector<int>& order_of_hosts, double& took)
 // position (each group's link out and in loaded), and again to the group
 // before it (a link out measured into two different links in: the
 // faster, where the first one's link in was the narrower); then only the
-// groups of even index to a next of odd index (out alone): a group's link
+// groups of even index to a next of odd index, and of odd index to a next
+// of even index (out alone): a group's link
 // is one for both ways where its flows out moved 1.5x faster alone (the
 // groups of one vote decide together), its capacity the rates through it
 // summed. Where every flow through a link moved at its hosts' rate, the
@@ -1125,7 +1289,8 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
     for (int h : g.hosts[size_t(r)]) group_of[size_t(h)] = r;
   for (int r = 0; r < count; ++r)
     if (g.next[size_t(r)] >= 0 && g.next[size_t(r)] != r) prev[size_t(g.next[size_t(r)])] = r;
-  std::vector<int> inside(size_t(H), -1), across(size_t(H), -1), back(size_t(H), -1), one_way(size_t(H), -1);
+  std::vector<int> inside(size_t(H), -1), across(size_t(H), -1), back(size_t(H), -1), one_way(size_t(H), -1),
+      one_way_odd(size_t(H), -1);
   for (int r = 0; r < count; ++r) {
     const auto& a = g.hosts[size_t(r)];
     // No pair both ways at once (over TCP its two directions may take
@@ -1142,6 +1307,8 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
       for (size_t q = 0; q < std::min(a.size(), b.size()); ++q) {
         across[size_t(a[q])] = b[(q + turn) % b.size()];
         if (g.index[size_t(r)] % 2 == 0 && g.index[size_t(nx)] % 2 == 1) one_way[size_t(a[q])] = b[q];
+        if (g.index[size_t(r)] % 2 == 1 && g.index[size_t(nx)] % 2 == 0 && g.next[size_t(nx)] != r)
+          one_way_odd[size_t(a[q])] = b[q];
       }
     }
     if (pv >= 0 && pv != nx)
@@ -1154,6 +1321,9 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
                             racr = flow_rates(across, bytes),
                             rback = any_back ? flow_rates(back, bytes) : std::vector<double>(size_t(H), 0.0),
                             rone = flow_rates(one_way, bytes),
+                            rodd = std::any_of(one_way_odd.begin(), one_way_odd.end(), [](int t) { return t >= 0; })
+                                       ? flow_rates(one_way_odd, bytes)
+                                       : std::vector<double>(size_t(H), 0.0),
                             rspread = any_spread ? flow_rates(spread, bytes) : std::vector<double>(size_t(H), 0.0);
   std::vector<RackProfile> out;
   inside_ratio.assign(size_t(count), 1.0);
@@ -1163,10 +1333,9 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
   for (int h = 0; h < H; ++h)
     if (inside[size_t(h)] >= 0 && best_inside > 0)
       inside_ratio[size_t(group_of[size_t(h)])] = std::min(inside_ratio[size_t(group_of[size_t(h)])], rin[size_t(h)] / best_inside);
-  // A host's interface: its best flow in the shifts or inside its group.
-  std::vector<double> nic(size_t(H), 0.0);
+  // A host's interface: at least its best flow so far, or inside its group.
+  std::vector<double> nic = interface_rates();
   for (int h = 0; h < H; ++h) {
-    nic[size_t(h)] = std::max(nic[size_t(h)], h < int(rack_nic.size()) ? rack_nic[size_t(h)] : 0.0);
     if (inside[size_t(h)] >= 0) {
       nic[size_t(h)] = std::max(nic[size_t(h)], rin[size_t(h)]);
       nic[size_t(inside[size_t(h)])] = std::max(nic[size_t(inside[size_t(h)])], rin[size_t(h)]);
@@ -1195,14 +1364,22 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
   }
   // Per vote, whether its groups' links carry both ways on one (from the
   // groups whose flows out were measured alone too).
-  std::map<int, int> shared_votes, votes;
+  std::map<int, int> shared_votes, votes, clear_votes;
   std::vector<double> alone_out(size_t(count), 0.0);
   for (int h = 0; h < H; ++h)
-    if (one_way[size_t(h)] >= 0) alone_out[size_t(group_of[size_t(h)])] += rone[size_t(h)];
+    if (group_of[size_t(h)] >= 0)
+      alone_out[size_t(group_of[size_t(h)])] += (one_way[size_t(h)] >= 0 ? rone[size_t(h)] : 0.0) +
+                                                (one_way_odd[size_t(h)] >= 0 ? rodd[size_t(h)] : 0.0);
   for (int r = 0; r < count; ++r)
     if (alone_out[size_t(r)] > 0 && th[size_t(r)][0].out > 0) {
       ++votes[g.vote[size_t(r)]];
-      shared_votes[g.vote[size_t(r)]] += alone_out[size_t(r)] > 1.5 * th[size_t(r)][0].out;
+      // Its flows out 1.5x faster alone; or 1.2x faster alone and, both
+      // ways, out and in together no more than alone (one link whose
+      // share each way follows the flows' latencies, as CM02's and TCP's
+      // do: 17 out and 8 in of 25 alone).
+      const double a = alone_out[size_t(r)], o = th[size_t(r)][0].out, i = th[size_t(r)][0].in;
+      shared_votes[g.vote[size_t(r)]] += a > 1.5 * o || (a > 1.2 * o && o + i <= 1.2 * a);
+      clear_votes[g.vote[size_t(r)]] += a > 1.5 * o;
     }
   for (int r = 0; r < count; ++r) {
     const Through& f = th[size_t(r)][0];
@@ -1211,7 +1388,9 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
     RackProfile x;
     x.hosts = g.hosts[size_t(r)];
     const int v = g.vote[size_t(r)];
-    x.shared = votes[v] > 0 && 2 * shared_votes[v] > votes[v];
+    // A tie goes to one link where some group's flows out moved 1.5x
+    // faster alone (the links of a full duplex path never slow each other).
+    x.shared = votes[v] > 0 && (2 * shared_votes[v] > votes[v] || (2 * shared_votes[v] == votes[v] && clear_votes[v] > 0));
     std::string how = how_first + (any_back ? "and back, " : "") + (any_spread ? "every host to another group's, " : "") +
                       (alone_out[size_t(r)] > 0 ? "both ways and out alone" : "both ways");
     double hosts_sum = 0;
@@ -1352,6 +1531,14 @@ void Probe::declared() {
     }
     std::vector<double> inside;
     std::vector<RackProfile> l = group_links(g, bytes, cat("declared (", opt.topology, "), level ", level, ": switch to next switch "), inside);
+    // Each switch of three or more of its subnet's at this level to all
+    // the others and back (a switch's link faster than the next one's
+    // reads as the next's), where the budget affords it.
+    std::vector<int> which;
+    for (size_t k = 0; k < ids.size(); ++k)
+      if (std::count(g.vote.begin(), g.vote.end(), g.vote[k]) >= 3) which.push_back(int(k));
+    if (!which.empty() && affords(double(which.size()) * 2 * 3 * (4 * slowest * double(bytes) / double(large) + 0.005), 0.87))
+      fan_links(g, which, bytes, l);
     if (g_rank == 0)
       for (size_t k = 0; k < ids.size(); ++k) links[size_t(ids[k])] = l[k], ratio[size_t(ids[k])] = inside[k];
   }
@@ -2144,6 +2331,21 @@ int Probe::write_profile() {
         n.up.bandwidth = std::max(n.up.bandwidth, rack_nic[size_t(n.host)]);
         n.down.bandwidth = std::max(n.down.bandwidth, rack_nic[size_t(n.host)]);
       }
+  }
+  // The subnets' links as measured (subnet_links): the tree with them, the
+  // uplinks' latencies as the classes give them.
+  if (found_subnets.size() == size_t(S) && S >= 2) {
+    if (p.network.empty()) p.network = network_from_classes(p, found_racks);
+    int a = 0;
+    for (size_t i = 1; i < p.network.size() && a < S; ++i) {
+      NodeProfile& n = p.network[i];
+      if (n.parent != 0 || n.host >= 0) continue;
+      const RackProfile& m = found_subnets[size_t(a++)];
+      if (!(m.up.bandwidth > 0) || !(m.down.bandwidth > 0)) continue;
+      n.shared = m.shared;
+      n.up = {m.up.bandwidth, n.up.latency, m.up.how};
+      n.down = {m.shared ? m.up.bandwidth : m.down.bandwidth, n.down.latency, m.shared ? m.up.how : m.down.how};
+    }
   }
   for (size_t k = 0; k < kern_med.size(); ++k)
     if (kern_med[k] > 0 || kern_min[k] > 0)

@@ -133,7 +133,33 @@ void ProfileModel::build_tree(const Profile& p) {
   }
   t->check();
   t->settle();
+  add_connections(*t, p);
   topo_ = t;
+}
+
+// Classes whose pair took turns: a connection of two of their ranks
+// carries one direction at a time, at the fastest a message of the class
+// moves alone (message(): the wire time leaves out the receiver's copy),
+// so that a message alone is never slowed by it. The topology's groups
+// must be the subnets (a tree whose racks split one subnet has groups of
+// its own: no connections then).
+void ProfileModel::add_connections(Topology& t, const Profile& p) const {
+  const int S = subnets_;
+  if (t.groups() != S) return;
+  for (size_t h = 0; h < hosts_.size(); ++h)
+    if (t.group_of_host(int(h)) != hosts_[h].subnet) return;
+  for (const PairClass& c : p.classes) {
+    if (c.a < 0 || !takes_turns(c)) continue;
+    const Link& l = link(c.a, c.b);
+    double Rm = 0;
+    for (const Host& h : hosts_)
+      if (h.subnet == c.a || h.subnet == c.b) Rm = std::max(Rm, h.Rm);
+    const double per_byte = l.per_byte - Rm;
+    if (!(per_byte > 0)) continue;
+    if (t.connection.empty()) t.connection.assign(size_t(S) * size_t(S), 0.0);
+    t.connection[size_t(c.a) * size_t(S) + size_t(c.b)] = t.connection[size_t(c.b) * size_t(S) + size_t(c.a)] =
+        1 / per_byte;
+  }
 }
 
 void ProfileModel::build_topology(const Profile& p) {
@@ -217,22 +243,6 @@ void ProfileModel::build_topology(const Profile& p) {
     t->nodes[0].fabric = backplane;
     for (int a = 0; a < S; ++a) t->nodes[size_t(switch_of[size_t(a)])].fabric = backplane;
   }
-  // Classes whose pair took turns: a connection of two of their ranks
-  // carries one direction at a time, at the fastest a message of the class
-  // moves alone (message(): the wire time leaves out the receiver's copy),
-  // so that a message alone is never slowed by it.
-  for (const PairClass& c : p.classes) {
-    if (c.a < 0 || !takes_turns(c)) continue;
-    const Link& l = link(c.a, c.b);
-    double Rm = 0;
-    for (const Host& h : hosts_)
-      if (h.subnet == c.a || h.subnet == c.b) Rm = std::max(Rm, h.Rm);
-    const double per_byte = l.per_byte - Rm;
-    if (!(per_byte > 0)) continue;
-    if (t->connection.empty()) t->connection.assign(size_t(S) * size_t(S), 0.0);
-    t->connection[size_t(c.a) * size_t(S) + size_t(c.b)] = t->connection[size_t(c.b) * size_t(S) + size_t(c.a)] =
-        1 / per_byte;
-  }
   // The probe's ring (profile hosts in ring order), where it covers every host once.
   if (p.ring.size() == size_t(H)) {
     std::vector<int> pos(size_t(H), -1);
@@ -246,6 +256,7 @@ void ProfileModel::build_topology(const Profile& p) {
   }
   t->check();
   t->settle();
+  add_connections(*t, p);
   topo_ = t;
 }
 

@@ -164,6 +164,7 @@ class ProfileModel : public MachineModel {
   const Link& link(int a, int b) const;
   void build_topology(const Profile& p);  // version 1: from the classes
   void build_tree(const Profile& p);      // version 2: the profile's tree
+  void add_connections(Topology& t, const Profile& p) const;  // classes whose pairs take turns (after settle)
   bool tree_ = false;
   std::vector<Host> hosts_;
   std::vector<int> probe_host_of_rank_;  // the measuring job's layout

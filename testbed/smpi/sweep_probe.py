@@ -8,13 +8,14 @@ link that limits a cut within 10 %). Prints a Markdown table and writes
 the rows as JSON.
 
     .venv/bin/python testbed/smpi/sweep_probe.py [--seed N] [--count K] [--max-hosts H] [--families F,...]
-                                [--probe build/smpi/hetcoll-probe] [-o bench/results/probe_sweep.json]
+                                [--probe build/smpi/hetcoll-probe] [-o bench/results/probe_sweep.json] [--keep DIR]
 
 Deterministic (SimGrid's simulated time): the same seed gives the same table.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -95,10 +96,13 @@ def main(argv=None) -> int:
     ap.add_argument("--families", help="comma-separated (default: all, in turn)")
     ap.add_argument("--probe", default=str(ROOT / "build" / "smpi" / "hetcoll-probe"))
     ap.add_argument("-o", "--output", default=str(ROOT / "bench" / "results" / "probe_sweep.json"))
+    ap.add_argument("--keep", metavar="DIR", help="write the platforms and profiles into DIR and keep them (default: a temporary folder)")
     a = ap.parse_args(argv)
     families = a.families.split(",") if a.families else list(generate.FAMILIES)
     rows = []
-    with tempfile.TemporaryDirectory(prefix="hetcoll-sweep-") as work:
+    if a.keep:
+        Path(a.keep).mkdir(parents=True, exist_ok=True)
+    with (contextlib.nullcontext(a.keep) if a.keep else tempfile.TemporaryDirectory(prefix="hetcoll-sweep-")) as work:
         for p in generate.sweep(a.seed, a.count, a.max_hosts, families):
             family = p["tree"]["family"]
             base = generate.write(p, work)
