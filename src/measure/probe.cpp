@@ -50,6 +50,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -383,22 +384,37 @@ void one_pair_at_a_time(const Hosts& h, const std::vector<std::pair<int, int>>& 
 // a's time (0 elsewhere): one one-way large time and about a small latency
 // when the links carry both directions at full rate, about twice the wire
 // time when the directions share them. Every rank calls it (a barrier first).
-double both_ways(const Hosts& h, int a, int b, const std::vector<int>& subnet_of, std::vector<char>& out,
-                 std::vector<char>& in, uint64_t large, uint64_t small) {
-  auto other_in = [&](int host, int not1, int not2) {  // another host of host's subnet, or -1
-    for (int x = 0; x < h.n(); ++x)
-      if (x != not1 && x != not2 && subnet_of[size_t(x)] == subnet_of[size_t(host)]) return x;
-    return -1;
+// The second flow of both_ways for the pair a → b: inside a subnet, into
+// a from the host of a's subnet (not b) whose pair with a moved fastest
+// (a slow interface on the second flow would read as a path that takes
+// turns: 125 MB/s both ways against 1.26 GB/s one way); across, from a
+// host of b's subnet (not b) into a host of a's (not a), the fastest
+// pairs again. Rank 0's choice (rate: the pairs' one-way rates, per pair
+// of hosts); {b, a} where there is none.
+std::pair<int, int> second_flow(int H, int a, int b, const std::vector<int>& subnet_of, const std::vector<double>& rate) {
+  auto fastest = [&](int host, int peer, int not1, int not2) {  // the fastest partner of peer in host's subnet
+    int best = -1;
+    for (int x = 0; x < H; ++x)
+      if (x != not1 && x != not2 && subnet_of[size_t(x)] == subnet_of[size_t(host)] &&
+          (best < 0 || rate[size_t(x) * size_t(H) + size_t(peer)] > rate[size_t(best) * size_t(H) + size_t(peer)]))
+        best = x;
+    return best;
   };
-  int s2, d2;  // the second flow's hosts
+  int s2, d2;
   if (subnet_of[size_t(a)] != subnet_of[size_t(b)]) {
-    s2 = other_in(b, b, b), d2 = other_in(a, a, a);
+    d2 = fastest(a, b, a, a);
+    s2 = d2 >= 0 ? fastest(b, d2, b, b) : -1;
     if (s2 < 0) s2 = b;
     if (d2 < 0) d2 = a;
   } else {
-    s2 = other_in(a, a, b), d2 = a;
+    s2 = fastest(a, a, a, b), d2 = a;
     if (s2 < 0) s2 = b;
   }
+  return {s2, d2};
+}
+
+double both_ways(const Hosts& h, int a, int b, int s2, int d2, std::vector<char>& out, std::vector<char>& in,
+                 uint64_t large, uint64_t small) {
   // The pair's own reverse direction would measure the connection, not
   // the links: not measured (0).
   if (s2 == b && d2 == a) return 0;
@@ -761,6 +777,19 @@ void Probe::alone_pairs() {
     // at 256 KiB a pair between two subnets of the emulated cluster took
     // turns in 1 of 9 repeats, at 1 MiB in 9 of 9.
     const uint64_t same_bytes = std::min<uint64_t>(large * 4, uint64_t(16) << 20);
+    // Rank 0 picks each both-ways experiment's second flow from the pairs' rates.
+    std::vector<int> second(2 * reps.size(), -1);
+    if (g_rank == 0) {
+      std::vector<double> rate(HH, 0.0);
+      const double payload = double(large - opt.small);
+      for (size_t k = 0; k < HH; ++k)
+        if (pd.large_min[k] > pd.small_min[k]) rate[k] = payload / (pd.large_min[k] - pd.small_min[k]);
+      for (size_t i = 0; i < reps.size(); ++i) {
+        const auto [s2, d2] = second_flow(H, reps[i].first, reps[i].second, subnet_of, rate);
+        second[2 * i] = s2, second[2 * i + 1] = d2;
+      }
+    }
+    MPI_Bcast(second.data(), int(second.size()), MPI_INT, 0, g_comm);
     std::vector<char> same_out(static_cast<size_t>(same_bytes), 1), same_in(static_cast<size_t>(same_bytes));
     std::vector<std::vector<double>> ts(alone.size()), tb(alone.size()), tp(alone.size());
     double last = 0;
@@ -775,8 +804,9 @@ void Probe::alone_pairs() {
         if (init) ts[size_t(class_of(a, b))].push_back(t);
       });
       quiet_barrier();
-      for (auto [a, b] : reps) {
-        const double tw = both_ways(hosts, a, b, subnet_of, buf, buf2, large, opt.small);
+      for (size_t i = 0; i < reps.size(); ++i) {
+        const auto [a, b] = reps[i];
+        const double tw = both_ways(hosts, a, b, second[2 * i], second[2 * i + 1], buf, buf2, large, opt.small);
         if (tw > 0) tb[size_t(class_of(a, b))].push_back(tw);
         const double tt = same_pair(hosts, a, b, same_out, same_in, same_bytes, opt.small);
         if (tt > 0) tp[size_t(class_of(a, b))].push_back(tt);
@@ -1079,12 +1109,37 @@ void Probe::subnet_links() {
   found_subnets = std::move(links);
 }
 
+// Names compared with their runs of digits as numbers: r2h9 < r2h10 < r10h0.
+bool natural_less(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = std::isdigit(static_cast<unsigned char>(a[i])) != 0, db = std::isdigit(static_cast<unsigned char>(b[j])) != 0;
+    if (da && db) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      // Without leading zeros, the longer run is the larger number.
+      size_t is = i, js = j;
+      while (is + 1 < ie && a[is] == '0') ++is;
+      while (js + 1 < je && b[js] == '0') ++js;
+      if (ie - is != je - js) return ie - is < je - js;
+      const int c = a.compare(is, ie - is, b, js, je - js);
+      if (c != 0) return c < 0;
+      i = ie, j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i, ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 // 4d. Racks (concurrent mode): inside a subnet (hosts latency does not
 // tell apart), the hosts whose messages leave through one shared link —
 // a rack of a fat tree whose uplink is oversubscribed. Hosts are taken in
 // the ring's order (nearest latency next: racks in runs where latency
-// tells them apart at all; else the host order, a hostfile's, usually by
-// name).
+// tells them apart at all; else the host order, a hostfile's; else by
+// name, numbers by value).
 //  1. Shifts: for k = 1, 2, 4, … below the subnet's size, every host i of
 //     the subnet sends to host i + k (cyclically), all at once; where no
 //     shift had slow and fast flows, the shifts between the last with none
@@ -1104,12 +1159,18 @@ void Probe::racks() {
   // rack's hosts together where latency tells them apart at all); where
   // that finds no racks that hold, in the host order (a hostfile's,
   // usually by name: where latency is equal, its differences are noise
-  // and the ring's order is theirs), the same on every rank.
+  // and the ring's order is theirs), then by name; the same on every rank.
   std::vector<std::vector<int>> orders;
   if (g_rank == 0 && ring.hosts.size() == size_t(H)) orders.push_back(ring.hosts);
   std::vector<int> by_host(static_cast<size_t>(H));
   for (int h = 0; h < H; ++h) by_host[size_t(h)] = h;
   if (orders.empty() || orders[0] != by_host) orders.push_back(by_host);
+  // Then by name, numbers by value (r2h10 after r2h9): where a hostfile
+  // interleaves or shuffles racks whose names say where they are.
+  std::vector<int> by_name = by_host;
+  std::stable_sort(by_name.begin(), by_name.end(),
+                   [&](int a, int b) { return natural_less(hosts.names[size_t(a)], hosts.names[size_t(b)]); });
+  if (g_rank == 0 && std::find(orders.begin(), orders.end(), by_name) == orders.end()) orders.push_back(by_name);
   int tries = int(orders.size());
   MPI_Bcast(&tries, 1, MPI_INT, 0, g_comm);
   orders.resize(size_t(tries), by_host);
@@ -2180,13 +2241,29 @@ void Probe::pair_classes(Profile& p, std::string& unmeasured) {
 // pair moves at its slower end, so one fast partner shows the host's own
 // rate — where a class mixes fast and slow interfaces, its median
 // describes neither.
-// Where the class's pairs were slowed together (slowdown above 1: a
-// backplane shared by the round's pairs) a pair's rate is scaled up by
-// that slowdown, at most to the class's one-way rate — never below the
-// rate the pair moved (a class of mixed interfaces measured alone on a
-// slow pair had capped every host at the slow one's 125 MB/s).
+// Where the class's pairs were slowed together (a backplane shared by the
+// round's pairs) a pair's rate is scaled up by that slowdown, at most to
+// the class's one-way rate — never below the rate the pair moved (a class
+// of mixed interfaces measured alone on a slow pair had capped every host
+// at the slow one's 125 MB/s). The slowdown is the pair measured alone's
+// own: alone over its rate in the rounds — not the class's (alone over the
+// class's median), which in a subnet of mixed interfaces is a fast pair
+// against the slow ones' median (10x: every 1 Gbit/s host drawn at 10).
 void Probe::interfaces(Profile& p) {
   const double payload = double(large - opt.small);
+  // Per subnet, the slowdown of its pair measured alone (the first pair of
+  // its class in the rounds' order, as alone_pairs takes it).
+  std::vector<double> slowed(size_t(S), 1.0);
+  std::vector<bool> seen(size_t(S), false);
+  for (auto [a, b] : order) {
+    const int sa = subnet_of[size_t(a)];
+    if (sa != subnet_of[size_t(b)] || seen[size_t(sa)]) continue;
+    seen[size_t(sa)] = true;
+    const size_t k = size_t(a) * size_t(H) + size_t(b);
+    const PairClass* c = p.between(sa, sa);
+    if (c && pd.large_min[k] > pd.small_min[k] && c->bandwidth_alone > 0)
+      slowed[size_t(sa)] = std::max(1.0, c->bandwidth_alone / (payload / (pd.large_min[k] - pd.small_min[k])));
+  }
   for (int i = 0; i < H; ++i)
     for (int j = 0; j < H; ++j) {
       if (i == j) continue;
@@ -2195,8 +2272,9 @@ void Probe::interfaces(Profile& p) {
       if (!(big > l)) continue;
       double bw = payload / (big - l);
       const bool inside = subnet_of[size_t(i)] == subnet_of[size_t(j)];
-      if (const PairClass* c = p.between(subnet_of[size_t(i)], subnet_of[size_t(i)]); inside && c && c->slowdown > 1)
-        bw = std::max(bw, std::min(bw * c->slowdown, one_way_rate(*c)));
+      const double sd = slowed[size_t(subnet_of[size_t(i)])];
+      if (const PairClass* c = p.between(subnet_of[size_t(i)], subnet_of[size_t(i)]); inside && c && sd > 1)
+        bw = std::max(bw, std::min(bw * sd, one_way_rate(*c)));
       p.hosts[size_t(i)].nic_up = std::max(p.hosts[size_t(i)].nic_up, bw);
       p.hosts[size_t(j)].nic_down = std::max(p.hosts[size_t(j)].nic_down, bw);
     }

@@ -1612,6 +1612,8 @@ def check(t, profile, tolerance=0.05, o_s=1e-6, o_r=1e-6, tcp_gamma=4194304.0,
         ok = False
     if bandwidth == "alone":
         ok = check_alone(t, profile, tolerance, tcp_gamma, out) and ok
+    elif bandwidth == "none":
+        print("  classes' bandwidth: not checked (--bandwidth none)", file=out)
     ok = check_interfaces(t, profile, tolerance, tcp_gamma, out) and ok
     ok = check_sharing(t, profile, tolerance, tcp_gamma, out) and ok
     for label, errs, fmt in (("latency", lat_err, _fmt_t), ("bandwidth", bw_err, _fmt_bw)):
@@ -1722,9 +1724,10 @@ def main(argv=None):
     ap.add_argument("--partition", choices=["zones", "eco", "none"], default="zones",
                     help="the partition required: the platform's zones (default), ECO's rule on the true times "
                     "(slow_hosts: each slow host apart), or none (reported only)")
-    ap.add_argument("--bandwidth", choices=["pairs", "alone"], default="pairs",
+    ap.add_argument("--bandwidth", choices=["pairs", "alone", "none"], default="pairs",
                     help="check every pair's bandwidth (sequential profiles), or each class's bandwidth measured "
-                    "alone (concurrent profiles: pairs of a round share uplinks)")
+                    "alone (concurrent profiles: pairs of a round share uplinks), or neither (a platform whose "
+                    "links differ by direction: a class is one rate both ways; its tree holds them, --tree)")
     ap.add_argument("--agree", metavar="PROFILE2", help="also require this profile of the same platform (the other "
                     "mode) to give the same partition and per-pair latencies within the tolerance")
     ap.add_argument("--tree", action="store_true",
