@@ -567,6 +567,7 @@ class Probe {
     std::vector<int> index;               // per group, its place among those it cycles with
     std::vector<int> vote;                // per group, the groups that decide "one link both ways" together
     bool inside = true;                   // check the flows inside each group (racks; not upper levels)
+    bool symmetric = true;                // a link in as fast as its link out where nothing showed more (not subnets)
   };
   std::vector<RackProfile> group_links(const GroupSet& g, uint64_t bytes, const std::string& how_first,
                                        std::vector<double>& inside_ratio);
@@ -578,6 +579,8 @@ class Probe {
   std::vector<int> spread_flows(const GroupSet& g) const;
   void fan_links(const GroupSet& g, const std::vector<int>& which, uint64_t bytes, std::vector<RackProfile>& links);
   void racks();
+  std::vector<RackProfile> pods(const std::vector<std::vector<int>>& rack, const std::vector<int>& subnet_of_rack,
+                                uint64_t bytes);
   void subnet_links();
   bool racks_in_order(const std::vector<int>& order_of_hosts, double& took);
   void declared();
@@ -1002,7 +1005,7 @@ std::vector<double> Probe::interface_rates() const {
 
 // Groups `which` of g one after another, each to all the other groups of
 // its vote at once and all of those to it (its hosts to the others' hosts
-// interleaved, one group's in turn; as many flows as it has hosts): a link
+// interleaved, one group's in turn, nearest first; as many flows as it has hosts): a link
 // out faster than any one group's link in (5 Gbit/s out, 1 Gbit/s into
 // each other subnet; a rack of 2.5 Gbit/s beside one of 2) is filled only
 // by flows into several. A link gets the sums through it where they are
@@ -1025,12 +1028,22 @@ void Probe::fan_links(const GroupSet& g, const std::vector<int>& which, uint64_t
   size_t widest = 0;
   for (const auto& m : g.hosts) widest = std::max(widest, m.size());
   for (int r : which) {
-    std::vector<int> others;  // the other groups' hosts interleaved
+    // The other groups' hosts interleaved, the groups nearest in order
+    // first, after and before it in turn (r+1, r-1, r+2, …): its neighbours,
+    // often under the same switch above, beside groups under others, so
+    // that a link of its own faster than the one above it shows (a rack of
+    // 937.5 MB/s in a pod whose uplink moves 390: flows into its pod's
+    // other rack and out of the pod at once).
+    std::vector<int> near;
+    for (int o = 1; 2 * o <= count + 1; ++o)
+      for (int x : {(r + o) % count, (r - o + count) % count})
+        if (x != r && std::find(near.begin(), near.end(), x) == near.end() && g.vote[size_t(x)] == g.vote[size_t(r)])
+          near.push_back(x);
+    std::vector<int> others;
     for (size_t q = 0; q < widest; ++q)
-      for (int o = 1; o < count; ++o) {
-        const int x = (r + o) % count;
-        if (g.vote[size_t(x)] == g.vote[size_t(r)] && q < g.hosts[size_t(x)].size()) others.push_back(g.hosts[size_t(x)][q]);
-      }
+      for (int x : near)
+        if (q < g.hosts[size_t(x)].size()) others.push_back(g.hosts[size_t(x)][q]);
+
     const auto& mine = g.hosts[size_t(r)];
     std::vector<int> out_to(size_t(H), -1), in_to(size_t(H), -1);
     for (size_t q = 0; q < mine.size() && q < others.size(); ++q) {
@@ -1092,6 +1105,7 @@ void Probe::subnet_links() {
   bar.phase("subnet links", 0.5, 0.5);
   GroupSet g;
   g.inside = false;  // inside a subnet: the pairs and the racks measured it
+  g.symmetric = false;  // uplinks faster one way than the other
   for (int s = 0; s < S; ++s) {
     g.hosts.push_back(members[size_t(s)]);
     g.next.push_back((s + 1) % S);
@@ -1291,10 +1305,117 @@ bool Probe::racks_in_order(const std::vector<int>& order_of_hosts, double& took)
     held = 0;
   }
   MPI_Bcast(&held, 1, MPI_INT, 0, g_comm);
-  if (!held || g_rank != 0) return held;
+  if (!held) return false;
+  std::vector<RackProfile> pod_links = pods(rack, subnet_of_rack, bytes);
+  if (g_rank != 0) return true;
   for (int r = 0; r < racks_count; ++r) links[size_t(r)].subnet = subnet_of_rack[size_t(r)];
-  found_racks = std::move(links);
+  // Pods first, each rack after them within its pod (network_from_classes
+  // nests a rack under one listed before it).
+  for (RackProfile& l : links) {
+    for (size_t q = 0; q < pod_links.size(); ++q)
+      if (std::includes(pod_links[q].hosts.begin(), pod_links[q].hosts.end(), l.hosts.begin(), l.hosts.end()))
+        l.within = int(q);
+  }
+  found_racks = std::move(pod_links);
+  found_racks.insert(found_racks.end(), links.begin(), links.end());
   return true;
+}
+
+// Pods by bandwidth (concurrent mode, after racks that held): the racks of
+// a subnet as the hosts were — for k = 1, 2, 4, … below half their count,
+// every rack j sends to rack j + k at once (host q to host q), a rack's
+// rate the rates of its flows summed; where racks share a link above them
+// (a pod of a 3-level fat tree whose uplink is oversubscribed), the racks
+// whose flows cross a pod's edge are slow (model/racks.hpp, racks as
+// hosts). Pods of one rack each are none. Each pod's links then as the
+// racks' (group_links, and to and from all the others with 3 pods or
+// more). Every rank calls it; rank 0 gets the pods (hosts ascending,
+// within -1), none where there are none.
+std::vector<RackProfile> Probe::pods(const std::vector<std::vector<int>>& rack, const std::vector<int>& subnet_of_rack,
+                                     uint64_t bytes) {
+  const int R = int(rack.size());
+  std::vector<std::vector<int>> members(static_cast<size_t>(S));  // per subnet, its racks in order
+  for (int r = 0; r < R; ++r) members[size_t(subnet_of_rack[size_t(r)])].push_back(r);
+  int widest = 0;
+  for (const auto& m : members) widest = std::max(widest, int(m.size()));
+  if (widest < 4) return {};
+  double slowest = 0;
+  for (size_t k = 0; k < pd.large_min.size() && g_rank == 0; ++k) slowest = std::max(slowest, pd.large_min[k]);
+  int experiments = 6 + 2 * widest;
+  for (int k = 1; 2 * k <= widest; k *= 2) ++experiments;
+  if (!affords(experiments * 3 * (4 * slowest * double(bytes) / double(large) + 0.005), 0.85)) {
+    exhausted = true;
+    return {};
+  }
+  bar.phase("pods", 0.5, 0.5);
+  // A shift of the racks: the flows of the hosts, and per rack the rates
+  // of its flows summed.
+  auto rack_shift = [&](int k) {
+    const std::vector<int> rack_to = shift_targets(members, R, k);
+    std::vector<int> to(size_t(H), -1);
+    for (int r = 0; r < R; ++r)
+      if (rack_to[size_t(r)] >= 0)
+        for (size_t q = 0; q < std::min(rack[size_t(r)].size(), rack[size_t(rack_to[size_t(r)])].size()); ++q)
+          to[size_t(rack[size_t(r)][q])] = rack[size_t(rack_to[size_t(r)])][q];
+    const std::vector<double> rate = flow_rates(to, bytes);
+    std::vector<double> per_rack(size_t(R), 0.0);
+    for (int r = 0; r < R; ++r)
+      for (int h : rack[size_t(r)])
+        if (to[size_t(h)] >= 0) per_rack[size_t(r)] += rate[size_t(h)];
+    return per_rack;
+  };
+  ShiftRates sh;
+  sh.members = members;
+  for (int k = 1; 2 * k <= widest; k *= 2) sh.rates.push_back(rack_shift(k)), sh.ks.push_back(k);
+  for (int more = 0; more < 6; ++more) {
+    int k = g_rank == 0 ? next_shift(sh, R) : 0;
+    MPI_Bcast(&k, 1, MPI_INT, 0, g_comm);
+    if (k == 0) break;
+    sh.rates.push_back(rack_shift(k)), sh.ks.push_back(k);
+  }
+  int count = 0;
+  std::vector<int> pod_of(size_t(R), -1);
+  if (g_rank == 0) pod_of = racks_from_shifts(sh, R, count);
+  // Pods of one rack each are no structure; a pod of every rack of its
+  // subnet neither.
+  if (g_rank == 0) {
+    std::vector<int> size(size_t(count), 0);
+    for (int r = 0; r < R; ++r)
+      if (pod_of[size_t(r)] >= 0) ++size[size_t(pod_of[size_t(r)])];
+    if (std::all_of(size.begin(), size.end(), [](int n) { return n <= 1; })) count = 0;
+  }
+  MPI_Bcast(&count, 1, MPI_INT, 0, g_comm);
+  if (count == 0) return {};
+  MPI_Bcast(pod_of.data(), R, MPI_INT, 0, g_comm);
+  GroupSet g;
+  g.inside = false;  // inside a pod: its racks' links measured
+  std::vector<int> subnet_of_pod(size_t(count), -1);
+  g.hosts.assign(size_t(count), {});
+  for (int r = 0; r < R; ++r)
+    if (pod_of[size_t(r)] >= 0) {
+      auto& hs = g.hosts[size_t(pod_of[size_t(r)])];
+      hs.insert(hs.end(), rack[size_t(r)].begin(), rack[size_t(r)].end());
+      subnet_of_pod[size_t(pod_of[size_t(r)])] = subnet_of_rack[size_t(r)];
+    }
+  for (auto& hs : g.hosts) std::sort(hs.begin(), hs.end());
+  g.next.assign(size_t(count), -1);
+  g.index.assign(size_t(count), 0);
+  for (int sn = 0; sn < S; ++sn) {
+    std::vector<int> ps;
+    for (int q = 0; q < count; ++q)
+      if (subnet_of_pod[size_t(q)] == sn) ps.push_back(q);
+    for (size_t j = 0; j < ps.size(); ++j) g.next[size_t(ps[j])] = ps[(j + 1) % ps.size()], g.index[size_t(ps[j])] = int(j);
+  }
+  g.vote = subnet_of_pod;
+  std::vector<double> inside;
+  std::vector<RackProfile> links = group_links(g, bytes, cat("pods by bandwidth: ", sh.ks.size(), " shifts of racks, pod to next pod "), inside);
+  std::vector<int> which;
+  for (int q = 0; q < count; ++q)
+    if (std::count(subnet_of_pod.begin(), subnet_of_pod.end(), subnet_of_pod[size_t(q)]) >= 3) which.push_back(q);
+  fan_links(g, which, bytes, links);
+  if (g_rank != 0) return {};
+  for (int q = 0; q < count; ++q) links[size_t(q)].subnet = subnet_of_pod[size_t(q)];
+  return links;
 }
 
 // The links of groups of hosts (racks; a declared level's switches): inside
@@ -1476,7 +1597,8 @@ std::vector<RackProfile> Probe::group_links(const GroupSet& g, uint64_t bytes, c
       // this group's own link out then.
       double prev_out = 0;
       if (prev[size_t(r)] >= 0) prev_out = th[size_t(prev[size_t(r)])][0].out;
-      const bool held = f.in > 0 && prev_out > 0 && f.in >= 0.95 * prev_out;
+      // (Not where links may differ by direction: subnets' uplinks.)
+      const bool held = g.symmetric && f.in > 0 && prev_out > 0 && f.in >= 0.95 * prev_out;
       double down = std::max({f.in > 0 ? (held ? std::max(f.in, up) : f.in) : up, b.in, sp.in});
       if (out_free) up = std::max(up, hosts_sum);
       if (in_free) down = std::max(down, hosts_sum);
@@ -2346,6 +2468,11 @@ void Probe::rack_latencies(Profile& p) {
   }
 }
 
+// A host's interface from its pairs' best rate and its best flow of the
+// racks' shifts (0: none): the flow's where the pairs read at most 25 %
+// more (write_profile), else the larger.
+double interface(double pairs, double flow) { return flow > 0 && pairs <= 1.25 * flow ? flow : std::max(pairs, flow); }
+
 // Rank 0: the profile assembled from every phase, checked and written.
 int Probe::write_profile() {
   int rc = 0;
@@ -2391,23 +2518,27 @@ int Probe::write_profile() {
   interfaces(p);
   backplane_of(p);
   p.sharing = shares;
+  // A host's interface: at least its best flow in the racks' shifts (the
+  // class's pair alone may have crossed an oversubscribed rack link). Where
+  // its pairs read at most 25 % more, the flow's (16x the bytes) is the
+  // rate: a pair's message over its small one's time can read a latency
+  // that grows with the size as bandwidth (SMPI's factors: 13.8 and 15.1
+  // GB/s for 12.5 GB/s NICs).
+  for (size_t h = 0; h < rack_nic.size() && h < p.hosts.size(); ++h) {
+    p.hosts[h].nic_up = interface(p.hosts[h].nic_up, rack_nic[h]);
+    p.hosts[h].nic_down = interface(p.hosts[h].nic_down, rack_nic[h]);
+  }
   if (!found_racks.empty()) {
     // The racks explain the slowed flows the backplane experiment saw (its
     // ring crosses their links): no backplane beside them.
     p.backplane.bandwidth = 0;
     p.network = network_from_classes(p, found_racks);
     rack_latencies(p);
-    // A host's interface: at least its best flow in the shifts (the class's
-    // pair alone may have crossed an oversubscribed rack link) — its
-    // nic_up and nic_down as its leaf's links.
-    for (size_t h = 0; h < rack_nic.size() && h < p.hosts.size(); ++h) {
-      p.hosts[h].nic_up = std::max(p.hosts[h].nic_up, rack_nic[h]);
-      p.hosts[h].nic_down = std::max(p.hosts[h].nic_down, rack_nic[h]);
-    }
+    // Its leaf's links: the host's interface (below).
     for (NodeProfile& n : p.network)
       if (n.host >= 0 && size_t(n.host) < rack_nic.size() && rack_nic[size_t(n.host)] > 0) {
-        n.up.bandwidth = std::max(n.up.bandwidth, rack_nic[size_t(n.host)]);
-        n.down.bandwidth = std::max(n.down.bandwidth, rack_nic[size_t(n.host)]);
+        n.up.bandwidth = interface(n.up.bandwidth, rack_nic[size_t(n.host)]);
+        n.down.bandwidth = interface(n.down.bandwidth, rack_nic[size_t(n.host)]);
       }
   }
   // The subnets' links as measured (subnet_links): the tree with them, the
