@@ -560,6 +560,7 @@ class Probe {
   void alone_pairs();
   void backplane();
   std::vector<double> flow_rates(const std::vector<int>& to, uint64_t bytes);
+  double flows_estimate(uint64_t bytes) const;
   std::vector<double> interface_rates() const;
   struct GroupSet {
     std::vector<std::vector<int>> hosts;  // per group, its hosts in host order
@@ -912,6 +913,16 @@ void Probe::backplane() {
   }
 }
 
+// Rank 0's estimate of one flow_rates experiment of `bytes` flows (its
+// three repeats): each flow at a quarter of the slowest pair's rate, and
+// 5 ms of barriers and answers a repeat (0 on the other ranks; the budget's
+// decisions are rank 0's).
+double Probe::flows_estimate(uint64_t bytes) const {
+  double slowest = 0;
+  for (size_t k = 0; k < pd.large_min.size() && g_rank == 0; ++k) slowest = std::max(slowest, pd.large_min[k]);
+  return 3 * (4 * slowest * double(bytes) / double(large) + 0.005);
+}
+
 // Flows at once: every host h with to[h] >= 0 sends a message from its
 // leader to to[h]'s (a host receives at most one), each receiver answering
 // with a small message; a flow's rate its bytes over (the time from a
@@ -1088,17 +1099,10 @@ void Probe::fan_links(const GroupSet& g, const std::vector<int>& which, uint64_t
 void Probe::subnet_links() {
   if (opt.sequential || S < 2 || H < 2) return;
   const uint64_t bytes = std::min<uint64_t>(large * 16, uint64_t(16) << 20);
-  double slowest = 0;
-  for (size_t k = 0; k < pd.large_min.size() && g_rank == 0; ++k) slowest = std::max(slowest, pd.large_min[k]);
-  // Each experiment's flows at worst a quarter of the slowest pair's rate
-  // per flow sharing a link with all of the largest subnet's: estimated
-  // from the slowest pair, 5 experiments of 2 repeats.
-  size_t widest = 0;
   std::vector<std::vector<int>> members(static_cast<size_t>(S));
   for (int h = 0; h < H; ++h) members[size_t(subnet_of[size_t(h)])].push_back(h);
-  for (const auto& m : members) widest = std::max(widest, m.size());
-  const double per_flow = slowest * double(bytes) / double(large);
-  if (!affords((5 + (S >= 3 ? 2 * S : 0)) * 2 * (4 * per_flow + 0.005), 0.88)) {
+  // group_links' 5 experiments, and 2 per subnet with three or more.
+  if (!affords((5 + (S >= 3 ? 2 * S : 0)) * flows_estimate(bytes), 0.88)) {
     exhausted = true;
     return;
   }
@@ -1209,11 +1213,9 @@ bool Probe::racks_in_order(const std::vector<int>& order_of_hosts, double& took)
   const uint64_t bytes = std::min<uint64_t>(large * 16, uint64_t(16) << 20);
   // Rank 0's estimate: a shift's flows at a quarter of the slowest pair's
   // rate, 2 repeats, log2 + 4 experiments (and up to 6 between shifts).
-  double slowest = 0;
-  for (size_t k = 0; k < pd.large_min.size() && g_rank == 0; ++k) slowest = std::max(slowest, pd.large_min[k]);
   int experiments = 4;
   for (int k = 1; 2 * k <= widest; k *= 2) ++experiments;
-  const double estimate = took > 0 ? 1.2 * took : experiments * 2 * (4 * slowest * double(bytes) / double(large) + 0.005);
+  const double estimate = took > 0 ? 1.2 * took : experiments * flows_estimate(bytes);
   if (!affords(estimate, 0.85)) {
     exhausted = true;
     return true;
@@ -1287,7 +1289,7 @@ bool Probe::racks_in_order(const std::vector<int>& order_of_hosts, double& took)
   std::vector<int> which;
   for (int r = 0; r < racks_count; ++r)
     if (std::count(subnet_of_rack.begin(), subnet_of_rack.end(), subnet_of_rack[size_t(r)]) >= 3) which.push_back(r);
-  if (!which.empty() && affords(double(which.size()) * 2 * 3 * (4 * slowest * double(bytes) / double(large) + 0.005), 0.85))
+  if (!which.empty() && affords(double(which.size()) * 2 * flows_estimate(bytes), 0.85))
     fan_links(g, which, bytes, links);
   // Inside a rack every flow at its ends' rate, or the racks are not racks.
   int held = 1;
@@ -1339,11 +1341,9 @@ std::vector<RackProfile> Probe::pods(const std::vector<std::vector<int>>& rack, 
   int widest = 0;
   for (const auto& m : members) widest = std::max(widest, int(m.size()));
   if (widest < 4) return {};
-  double slowest = 0;
-  for (size_t k = 0; k < pd.large_min.size() && g_rank == 0; ++k) slowest = std::max(slowest, pd.large_min[k]);
-  int experiments = 6 + 2 * widest;
+  int experiments = 6 + 5 + 2 * widest;  // shifts (and up to 6 more), group_links, fans
   for (int k = 1; 2 * k <= widest; k *= 2) ++experiments;
-  if (!affords(experiments * 3 * (4 * slowest * double(bytes) / double(large) + 0.005), 0.85)) {
+  if (!affords(experiments * flows_estimate(bytes), 0.85)) {
     exhausted = true;
     return {};
   }
@@ -1684,9 +1684,7 @@ void Probe::declared() {
   int levels = 0;
   for (const DeclaredGroup& g : groups) levels = std::max(levels, g.level + 1);
   const uint64_t bytes = std::min<uint64_t>(large * 16, uint64_t(16) << 20);
-  double slowest = 0;
-  for (size_t k = 0; k < pd.large_min.size() && g_rank == 0; ++k) slowest = std::max(slowest, pd.large_min[k]);
-  if (!affords(levels * 3 * 2 * (4 * slowest * double(bytes) / double(large) + 0.005), 0.87)) {
+  if (!affords(levels * 5 * flows_estimate(bytes), 0.87)) {
     exhausted = true;
     if (g_rank == 0) say(false, "the budget does not pay for the declared switches' links: not measured");
     return;
@@ -1720,7 +1718,7 @@ void Probe::declared() {
     std::vector<int> which;
     for (size_t k = 0; k < ids.size(); ++k)
       if (std::count(g.vote.begin(), g.vote.end(), g.vote[k]) >= 3) which.push_back(int(k));
-    if (!which.empty() && affords(double(which.size()) * 2 * 3 * (4 * slowest * double(bytes) / double(large) + 0.005), 0.87))
+    if (!which.empty() && affords(double(which.size()) * 2 * flows_estimate(bytes), 0.87))
       fan_links(g, which, bytes, l);
     if (g_rank == 0)
       for (size_t k = 0; k < ids.size(); ++k) links[size_t(ids[k])] = l[k], ratio[size_t(ids[k])] = inside[k];
