@@ -45,6 +45,9 @@ TEST(Hierarchical, ValidOnEveryLayout) {
         for (int root = 0; root < (has_root(op) ? p : 1); ++root) {
           for (uint64_t count : {0u, 1u, 7u, 4096u, 100000u})
           for (int variant = 0; variant < (has_variants(op) ? 3 : 1); ++variant) {
+            // Large vectors at the first and last root only: the phases' structure
+            // does not depend on the size beyond this (CI time).
+            if (count > 7 && root != 0 && root != p - 1) continue;
             Collective c = make_test_collective(op, p, root, op == CollOp::barrier ? 0 : count, variant);
             if (op == CollOp::allreduce) c = Collective::make(op, p, count, root, 8);
             // Only scans decline a layout: hosts or subnets whose ranks are not consecutive.

@@ -9,8 +9,9 @@
 // With --soak N: N collectives chosen at random (operation, size, root,
 // datatype, in place, communicator) as the planner decides, each wrapped in
 // the user's own point-to-point traffic on the same communicator (a
-// wildcard receive included), all verified.
-//   mpirun -n K mpi_collectives [--quick | --soak N]
+// wildcard receive included), all verified. With --comms A,B: only the
+// communicators named (world, halves, odd/even, reversed).
+//   mpirun -n K mpi_collectives [--quick | --soak N] [--comms A,B]
 #include <mpi.h>
 
 #include <cmath>
@@ -542,8 +543,23 @@ void soak(std::vector<Ctx>& comms, long n) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-  long soak_n = argc > 2 && std::string(argv[1]) == "--soak" ? std::atol(argv[2]) : 0;
+  bool quick = false;
+  long soak_n = 0;
+  std::string only;  // --comms: the communicators to test, comma-separated (all when empty)
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") {
+      quick = true;
+    } else if (arg == "--soak" && i + 1 < argc) {
+      soak_n = std::atol(argv[++i]);
+    } else if (arg == "--comms" && i + 1 < argc) {
+      only = "," + std::string(argv[++i]) + ",";
+    } else {
+      std::fprintf(stderr, "mpi_collectives: unknown argument '%s' (--quick, --soak N, --comms A,B)\n", argv[i]);
+      MPI_Finalize();
+      return 2;
+    }
+  }
   int wr, wp;
   MPI_Comm_rank(MPI_COMM_WORLD, &wr);
   MPI_Comm_size(MPI_COMM_WORLD, &wp);
@@ -567,7 +583,9 @@ int main(int argc, char** argv) {
     std::vector<Ctx> both{comms[0], comms[3]};
     soak(both, soak_n);
   } else {
-    for (Ctx& c : comms) run_all(c, quick || c.comm_name != "world");
+    for (Ctx& c : comms)
+      if (only.empty() || only.find("," + c.comm_name + ",") != std::string::npos)
+        run_all(c, quick || c.comm_name != "world");
   }
   for (Ctx& c : comms) MPI_Comm_free(&c.comm);
   long totals[2] = {failures, checks};

@@ -121,12 +121,13 @@ def test_export_cli(run_cli, tmp_path):
 
 
 def test_a_far_worse_native_algorithm_is_not_written_as_the_closest():
-    """At a million ranks the planner prices few native-like trees for a
+    """At 100 000 ranks the planner prices few native-like trees for a
     large bcast: the nearest the library has is its linear one, thousands of
     times slower than hetcoll's choice. The rule leaves the library's own
-    choice (Open MPI: algorithm 0), and the report says why."""
+    choice (Open MPI: algorithm 0), and the report says why. (A million
+    ranks shows the same in 15x the time.)"""
     model = _core.parse_model("hockney:alpha=2us,bw=10GB/s")
-    text, report = ex.export("ompi-rules", model, ["bcast"], [1000000], 32 << 10, 1)
+    text, report = ex.export("ompi-rules", model, ["bcast"], [100000], 32 << 10, 1)
     rules = _ompi_parse(text)[7][0][1]
     assert rules[0][1] == 6 and rules[-1][1] == 0, rules
     assert any("over 2x slower" in line for line in report), report
