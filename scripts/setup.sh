@@ -42,11 +42,12 @@ if [[ ! -x .venv/bin/python ]]; then
   "$PYTHON" -m venv .venv
 fi
 # Build requirements and test/plot dependencies from PyPI (mpi4py: the
-# Python API's test of an mpi4py program under the library).
-if ! .venv/bin/python -c "import nanobind, scikit_build_core, pytest, matplotlib, numpy, jsonschema, mpi4py" 2>/dev/null; then
+# Python API's test of an mpi4py program under the library; pytest-xdist:
+# the Python tests on both cores).
+if ! .venv/bin/python -c "import nanobind, scikit_build_core, pytest, xdist, matplotlib, numpy, jsonschema, mpi4py" 2>/dev/null; then
   echo "setup: installing Python packages"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q "nanobind>=2.0" "scikit-build-core>=0.9" pytest matplotlib numpy jsonschema mpi4py
+  .venv/bin/python -m pip install -q "nanobind>=2.0" "scikit-build-core>=0.9" pytest pytest-xdist matplotlib numpy jsonschema mpi4py
 fi
 
 echo "setup: building (cmake + ninja via pip, build dir build/py)"

@@ -23,7 +23,7 @@ if [[ " $mpis " == *" openmpi "* ]]; then
   say "C++ and MPI tests, Open MPI (ctest, build/py)"
   ctest --test-dir build/py --output-on-failure -j2  # core tests beside MPI tests (which mostly wait)
   say "Python tests (pytest)"
-  .venv/bin/python -m pytest -q tests/python
+  .venv/bin/python -m pytest -q -n 2 tests/python  # two workers: the tests are independent
 fi
 if [[ " $mpis " == *" mpich "* ]]; then
   say "MPI tests, MPICH (build/mpich)"
