@@ -14,6 +14,7 @@
 //   mpirun -n K mpi_collectives [--quick | --soak N] [--comms A,B]
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -569,6 +570,18 @@ int main(int argc, char** argv) {
     int color, key;
   };
   const Split splits[] = {{"world", 0, wr}, {"halves", wr < wp / 2, wr}, {"odd/even", wr % 2, wr}, {"reversed", 0, wp - wr}};
+  // --comms names only these communicators: a name that is none of them is refused
+  // (a run that tests nothing must not pass).
+  for (size_t at = 1; at < only.size();) {
+    const size_t end = only.find(',', at);
+    const std::string name = only.substr(at, end - at);
+    at = end + 1;
+    if (std::none_of(std::begin(splits), std::end(splits), [&](const Split& s) { return name == s.name; })) {
+      if (wr == 0) std::fprintf(stderr, "mpi_collectives: --comms: no communicator '%s' (world, halves, odd/even, reversed)\n", name.c_str());
+      MPI_Finalize();
+      return 2;
+    }
+  }
   std::vector<Ctx> comms;
   for (const Split& s : splits) {
     MPI_Comm comm;
