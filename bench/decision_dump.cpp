@@ -5,6 +5,9 @@
 // two versions of hetcoll_core and compares what they choose.
 #include <cstdio>
 #include "plan/decision_table.hpp"
+#if __has_include("plan/table_builder.hpp")  // since 2026-11-27; before, plan/decision_table.hpp declared it
+#include "plan/table_builder.hpp"
+#endif
 #include "model/machine_model.hpp"
 #include "schedule/collective.hpp"
 using namespace hetcoll;

@@ -74,7 +74,8 @@ def how(c):
     if c["closed_form"]:
         return "closed form"
     if c.get("from_parts"):
-        return "phases simulated"
+        scale = c.get("parts_scale", 1)
+        return f"phases ×{scale:.2f}" if scale > 1 else "phases simulated"
     if c.get("holds"):
         return "rounds"
     if c.get("estimated"):
@@ -84,7 +85,8 @@ def how(c):
 
 HOW = ("how: simulated = the schedule run on the model; closed form = the paper's exact formula; "
        "rounds = not simulated, its rounds priced on the model itself, links shared (or a postal tree's exact formula); "
-       "phases simulated = a composite priced by its phases; "
+       "phases simulated = a composite priced by its phases (×k: scaled by how much slower a setting with the same parameters and "
+       "as many messages or fewer simulated than its phases' price); "
        "estimated = a rough α-β price, ranked after every candidate priced otherwise")
 
 

@@ -231,14 +231,6 @@ Terms hybrid_estimate(CollOp op, const Mesh& mesh, uint64_t count, uint32_t elem
   return *cost_impl(op, mesh, double(count), double(elem), false, false);
 }
 
-HockneyParams hockney_estimate(const MachineModel& model, uint64_t bytes) {
-  int dst = model.other_rank();
-  uint64_t B = std::max<uint64_t>(bytes, 1);
-  double a = model.message(0, dst, 0).total();
-  double b = (model.message(0, dst, B).total() - a) / double(B);
-  return {a, std::max(0.0, b), model.reduce_time(0, B) / double(B)};
-}
-
 Mesh best_mesh(CollOp op, int p, uint64_t count, uint32_t elem, const MachineModel& model) {
   auto meshes = hybrid_meshes(op, p);
   if (meshes.empty()) return Mesh{{p}, strategy_for(op, 1, true)};  // p prime: the 1-D short-vector form

@@ -95,8 +95,4 @@ std::vector<std::string> hybrid_variants_hook(const Collective& c, const Machine
   return v;
 }
 
-// α, β, γ as a Hockney model would see the given model at `bytes` (rank 0
-// to rank 1): α = time of an empty message, β the slope, γ per byte.
-HockneyParams hockney_estimate(const MachineModel& model, uint64_t bytes);
-
 }  // namespace hetcoll

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "algorithms/all.hpp"
 #include "model/hockney_model.hpp"
 #include "model/units.hpp"
 #include "schedule/builder.hpp"
@@ -15,71 +14,6 @@
 namespace hetcoll {
 
 bool Algorithm::supports(CollOp op) const { return std::find(ops.begin(), ops.end(), op) != ops.end(); }
-
-const std::vector<Algorithm>& registry() {
-  static const std::vector<Algorithm> algorithms = [] {
-    std::vector<Algorithm> v{
-        binomial_tree_algorithm(),
-        lambda_tree_algorithm(),
-        alpha_partition_algorithm(),
-        knomial_bcast_algorithm(),
-        kary_bcast_algorithm(),
-        star_bcast_algorithm(),
-        chain_bcast_algorithm(),
-        scatter_collect_algorithm(),
-        hybrid_bcast_algorithm(),
-        binomial_reduce_algorithm(),
-        knomial_reduce_algorithm(),
-        kary_reduce_algorithm(),
-        star_reduce_algorithm(),
-        chain_reduce_algorithm(),
-        packed_bcast_algorithm(),
-        packed_reduce_algorithm(),
-        packed_allreduce_algorithm(),
-        packed_allgather_algorithm(),
-        packed_reduce_scatter_algorithm(),
-        distributed_combine_gather_algorithm(),
-        rabenseifner_reduce_algorithm(),
-        reduce_bcast_algorithm(),
-        recursive_doubling_allreduce_algorithm(),
-        rabenseifner_allreduce_algorithm(),
-        ring_allreduce_algorithm(),
-        hub_allreduce_algorithm(),
-        hybrid_allreduce_algorithm(),
-        bks_combine_algorithm(),
-        bks_delay_receive_algorithm(),
-        bks_delay_send_algorithm(),
-        binomial_gather_algorithm(),
-        star_gather_algorithm(),
-        binomial_scatter_algorithm(),
-        star_scatter_algorithm(),
-        bucket_collect_algorithm(),
-        gather_bcast_algorithm(),
-        recursive_doubling_allgather_algorithm(),
-        bruck_allgather_algorithm(),
-        hybrid_allgather_algorithm(),
-        bucket_distributed_combine_algorithm(),
-        reduce_then_scatter_algorithm(),
-        recursive_halving_reduce_scatter_algorithm(),
-        pairwise_exchange_algorithm(),
-        spread_alltoall_algorithm(),
-        bruck_alltoall_algorithm(),
-        dissemination_barrier_algorithm(),
-        tree_barrier_algorithm(),
-        fnf_tree_algorithm(),
-        direct_allgather_algorithm(),
-        hierarchical_algorithm(),
-        linear_scan_algorithm(),
-        recursive_doubling_scan_algorithm(),
-        tree_scan_algorithm(),
-    };
-    for (size_t i = 0; i < v.size(); ++i)
-      for (size_t j = 0; j < i; ++j)
-        if (v[i].name == v[j].name) throw std::logic_error("algorithm registered twice: " + v[i].name);
-    return v;
-  }();
-  return algorithms;
-}
 
 const Algorithm& find_algorithm(const std::string& name) {
   for (auto& a : registry())

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/cost_terms.hpp"
 #include "model/machine_model.hpp"
 #include "schedule/schedule.hpp"
 #include "sim/rounds.hpp"
@@ -63,46 +64,11 @@ struct GenContext {
 
 using Generator = Schedule (*)(const GenContext&);
 
-// A cost on the α-β-γ (Hockney) model, as coefficients: the number of
-// message start-ups α, the bytes times β and the bytes times γ on the
-// critical path. InterCom's formulas are written this way.
 // Ranks past which a decision on a model with a network simulates less
 // (plan/planner.hpp: kNetworkBudgetFactor) and prices more without
 // simulating: estimates whose error grows with the ranks count as rough
 // past it.
 constexpr int kNetworkBudgetRanks = 256;
-
-struct Terms {
-  double alpha = 0, beta = 0, gamma = 0;
-  uint64_t messages = 0;  // all messages of the schedule, when the closed form knows (0: unknown)
-  // Model time that is no multiple of α, β or γ: estimates of trees on the
-  // postal view of the model (postal_estimate in common.hpp).
-  double fixed = 0;
-  // `fixed` is the exact time on the postal model (a tree whose postal
-  // time the paper states: binomial, λ-tree, star), not an estimate there.
-  bool postal_exact = false;
-  uint64_t ops = 0;  // all the schedule's ops, where many are not messages (0: about two a message)
-  // An estimate known to be rough (off by a third or more against the
-  // simulation on some machines): simulated after the others, and a
-  // composite's ranked as an estimate, after every candidate priced
-  // otherwise, not as a price of its phases.
-  bool rough = false;
-  Terms& operator+=(const Terms& o) {
-    alpha += o.alpha;
-    beta += o.beta;
-    gamma += o.gamma;
-    messages += o.messages;
-    ops += o.ops;
-    fixed += o.fixed;
-    return *this;
-  }
-  friend Terms operator+(Terms a, const Terms& b) { return a += b; }
-  friend Terms operator*(double k, Terms a) { return {k * a.alpha, k * a.beta, k * a.gamma, 0, k * a.fixed}; }
-};
-struct HockneyParams {
-  double alpha, beta, gamma;
-  double time(const Terms& t) const { return t.alpha * alpha + t.beta * beta + t.gamma * gamma + t.fixed; }
-};
 
 // The exact time on a Hockney model of the schedule that generate() builds
 // for this call, when the algorithm can state it (typically: equal blocks);

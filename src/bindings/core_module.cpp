@@ -22,6 +22,7 @@
 #include "plan/overrides.hpp"
 #include "plan/decision_table.hpp"
 #include "plan/planner.hpp"
+#include "plan/table_builder.hpp"
 #include "schedule/validator.hpp"
 #include "algorithms/banikazemi.hpp"
 #include "sim/simulator.hpp"
@@ -62,6 +63,7 @@ std::vector<nb::dict> candidate_dicts(const PlanResult& pr) {
     d["closed_form"] = cand.closed_form;
     d["estimated"] = cand.estimated;
     d["from_parts"] = cand.from_parts;
+    d["parts_scale"] = cand.parts_scale;
     d["holds"] = cand.holds;
     d["messages"] = cand.messages;
     d["latency"] = cand.split.latency;

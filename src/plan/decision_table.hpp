@@ -40,13 +40,6 @@ struct DecisionTable {
   static DecisionTable from_json(const json::Value& v);
 };
 
-// The planner's decisions for every op in `ops` (root 0; reductions both
-// floating-point and order-free), every group size in `ranks`, element
-// sizes `elems` and every size class up to max_bytes.
-DecisionTable build_decision_table(const ModelPtr& model, const std::vector<int>& ranks,
-                                   const std::vector<CollOp>& ops, uint64_t max_bytes,
-                                   const std::vector<uint32_t>& elems);
-
 // Reads a table file (a regular file of at most 64 MiB). Throws InputError.
 DecisionTable load_decision_table(const std::string& path);
 

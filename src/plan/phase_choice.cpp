@@ -5,7 +5,6 @@
 #include <map>
 #include <mutex>
 
-#include "algorithms/hybrid_mesh.hpp"
 #include "sim/simulator.hpp"
 #include "util/error.hpp"
 #include "util/work_meter.hpp"

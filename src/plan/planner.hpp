@@ -55,6 +55,10 @@ struct Candidate {
   // each phase's choice simulated on its group): a price like a simulated
   // one, neither scaled nor ranked after the simulated candidates.
   bool from_parts = false;
+  // from_parts: its phases' price times this, how much slower than their
+  // phases' prices the algorithm's settings with as many messages or fewer
+  // were simulated in the same decision (1: none slower).
+  double parts_scale = 1;
   // Not simulated, priced by an estimate that holds on this model: the
   // algorithm's rounds priced on the model itself (sim/rounds.hpp), or a
   // postal tree's exact formula on the postal model. It competes as it is.
@@ -80,21 +84,28 @@ constexpr size_t kNetworkBudgetFactor = 8;
 // 1/kRoughMargin of their best.
 constexpr double kRoughMargin = 4;
 // Steps of simulation (SimOptions::work_limit) a decision's candidates take
-// at most in all, about 40 ms here: on a network a schedule of few ops can
+// at most in all, 40-80 ms here: on a network a schedule of few ops can
 // take many steps (every message that starts or ends shares the links
 // again). A candidate past it is priced by its estimate. A count, not a
 // clock: a decision stays a function of the call.
 constexpr uint64_t kDecisionWork = uint64_t(1) << 21;
 // A candidate ranked first by a price that is not its schedule's simulation
 // (an estimate, its phases' prices, its rounds on a network) is simulated,
-// within the decision's ops and one more work budget of steps that all
-// such simulations share, and the candidates ranked again: up to this many
+// within the decision's ops and kVerifyWork steps that all such
+// simulations share, and the candidates ranked again: up to this many
 // times. Its price is then what it runs (a composite's phases
 // priced 15.8 ms simulated at 57 ms: scripts/regret.py --generated).
 // So is a candidate priced within kCloseToFirst of the first (a near tie
 // decided by a price a few percent off: direct_allgather's rounds 1.03 ms,
 // simulated 0.96, behind a simulated 1.03).
 constexpr int kSimulatedFirst = 6;
+// Twice a decision's work: the candidates ranked first are the ones whose
+// price decides, and a composite of many pieces on a network needs more
+// steps than the others (hierarchical[pieces=16], 9 216 messages over a
+// fat tree's shared uplinks: 2.2 M steps, 80 ms).
+// (A decision's own work, PlanOptions::work_budget, times kVerifyFactor.)
+constexpr uint64_t kVerifyFactor = 2;
+constexpr uint64_t kVerifyWork = kVerifyFactor * kDecisionWork;
 constexpr double kCloseToFirst = 0.10;
 
 struct PlanOptions {

@@ -7,7 +7,7 @@
 // reduce_scatter_block, gather and barrier, each at one of 8 B, 64 KiB and
 // 1 MiB turning from profile to profile —
 // without an exception, within 50 MB of memory and within the planning
-// steps that take 120 ms on this project's machine (util/work_meter.hpp: a
+// steps that take ~210 ms on this project's machine (util/work_meter.hpp: a
 // count, so the bound holds on any machine, busy or not; the wall times are
 // printed, never asserted).
 #include <gtest/gtest.h>
@@ -60,12 +60,16 @@ using namespace hetcoll;
 
 namespace {
 
-// ~160 ms at ~20 ns a step. A model's first decision pays for its caches
+// ~210 ms at ~20 ns a step. A model's first decision pays for its caches
 // (routes, settled links): 5.1 M steps for allreduce 1 MiB on a profile whose
 // reductions are 1 s a byte, when it is the profile's first; and simulating
 // the candidates ranked first where they were priced otherwise takes at
-// most one more decision's work (kDecisionWork, 2.1 M: planner.hpp).
-constexpr uint64_t kStepsBound = 6'000'000 + kDecisionWork;
+// most kVerifyWork more (4.2 M: planner.hpp). The worst of the corpus:
+// reduce 1 MiB on netns__hosts_Sc_median_0, 10.4 M (7.8 M with one
+// decision's work to simulate the first: pieces=8 then kept its phases'
+// price, 0.196 s, simulated at 0.227; with two, pieces=4 is simulated and
+// chosen at 0.210).
+constexpr uint64_t kStepsBound = 6'500'000 + kVerifyWork;
 constexpr long kHeapBound = 50L << 20;         // bytes
 
 struct Entry {

@@ -37,6 +37,7 @@
 #include "config/settings.hpp"
 #include "hetcoll.h"
 #include "plan/decision_table.hpp"
+#include "plan/table_builder.hpp"
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include "model/machine_model.hpp"
 #include "plan/decision_table.hpp"
 #include "plan/planner.hpp"
+#include "plan/table_builder.hpp"
 #include "util/error.hpp"
 
 using namespace hetcoll;

@@ -59,6 +59,16 @@ def test_a_folder_in_no_layer_and_an_include_from_nowhere_are_refused(tmp_path):
     assert 'src/sim/simulator.cpp:1: includes "nowhere.hpp", which is in no layer' in out
 
 
+def test_two_units_that_include_each_other_are_named(tmp_path):
+    """plan/decision_table and plan/planner included each other until 2026-11-27; put it back."""
+    root = copy_tree(tmp_path)
+    table = root / "src" / "plan" / "decision_table.cpp"
+    table.write_text('#include "plan/planner.hpp"\n' + table.read_text())
+    code, out = run(root)
+    assert code == 1
+    assert "src/plan/decision_table and src/plan/planner include each other" in out
+
+
 FUNCTIONS = ROOT / "scripts" / "check_functions.py"
 
 
