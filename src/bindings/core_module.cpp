@@ -109,30 +109,39 @@ NB_MODULE(_core, m) {
   m.attr("__version__") = version();
 
   m.def("settings", [] {
+    static const char* const kinds[] = {"text", "flag", "seconds", "choice"};
+    std::vector<std::string> problems;
+    const SettingValues read = read_settings(problems);
     std::vector<nb::dict> out;
     for (const Setting& s : settings()) {
-      SettingValue v = setting(s.name);
+      const SettingValue v = setting_text(s);
       nb::dict d;
       d["name"] = s.name;
       d["default"] = s.default_value;
       d["meaning"] = s.meaning;
-      d["agreed"] = s.agreed;
-      d["value"] = v.value;
+      d["agreed"] = s.agreed != Agreed::no;
+      d["kind"] = kinds[int(s.kind)];
+      d["choices"] = s.choices;
+      d["units"] = s.units;
+      d["value"] = v.value;      // the text in effect
+      d["read"] = value_text(s, read);  // as the MPI layer reads it ("1"/"0" for a flag)
       d["from_env"] = v.from_env;
       d["problem"] = v.problem;
       out.push_back(d);
     }
     return out;
-  }, "every HETCOLL_* variable the MPI layer reads, with the value in effect in this environment");
+  }, "every HETCOLL_* variable the MPI layer reads (its row in config/settings.cpp), with the value in effect in "
+     "this environment");
   m.def("configuration", [] {
     const Configuration c = read_configuration();
+    nb::dict values;
+    for (const Setting& s : settings()) values[s.name] = value_text(s, c.settings);
     nb::dict d;
-    d["disabled"] = c.disabled;
-    d["explain"] = c.explain;
-    d["hang_timeout"] = c.hang_timeout;
+    d["settings"] = values;  // every setting as read, by name
+    d["explain"] = c.explain();
     d["model_source"] = c.model_source;
     d["overrides"] = c.overrides.str();
-    d["table"] = bool(c.table);
+    d["table_loaded"] = bool(c.table);
     d["problems"] = c.problems;
     return d;
   }, "what the MPI layer makes of the HETCOLL_* variables in this environment: the values it uses and every "

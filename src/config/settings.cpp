@@ -5,110 +5,113 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <optional>
 #include <cstring>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 
 extern char** environ;
 
 namespace hetcoll {
 
+namespace {
+
+// The rows' makers: one per kind, each naming the member the value lands in.
+Setting text(const char* name, std::string SettingValues::*m, const char* def, Agreed agreed, const char* units,
+             const char* meaning, const char* details) {
+  Setting s{name, def, meaning, agreed, SettingKind::text, {}, units, details};
+  s.text = m;
+  return s;
+}
+Setting choice(const char* name, std::string SettingValues::*m, const char* def, std::vector<std::string> choices,
+               const char* units, const char* meaning, const char* details) {
+  Setting s{name, def, meaning, Agreed::no, SettingKind::choice, std::move(choices), units, details};
+  s.text = m;
+  return s;
+}
+Setting flag(const char* name, bool SettingValues::*m, const char* def, Agreed agreed, const char* meaning,
+             const char* details) {
+  Setting s{name, def, meaning, agreed, SettingKind::flag, {}, "1 or 0", details};
+  s.flag = m;
+  return s;
+}
+Setting seconds(const char* name, double SettingValues::*m, const char* def, const char* meaning,
+                const char* details) {
+  Setting s{name, def, meaning, Agreed::no, SettingKind::seconds, {}, "seconds", details};
+  s.seconds = m;
+  return s;
+}
+
+}  // namespace
+
 const std::vector<Setting>& settings() {
+  using V = SettingValues;
   static const std::vector<Setting> table = {
-      {"HETCOLL_PROFILE", "hockney:alpha=3us,beta=0.1ns,gamma=0.1ns,overlap=0",
-       "the machine model: a profile written by 'hetcoll probe' (ranks mapped to its hosts by name; measured "
-       "decisions of 'hetcoll tune' included), a spec (see 'hetcoll models') or a JSON model file; the default is "
-       "fitted to shared memory (3 us per message, 10 GB/s, receives keep the CPU busy)",
-       true, SettingKind::text, {}, "a profile, a spec or a model file",
-       "A profile's hosts are matched by `MPI_Get_processor_name`: each communicator's ranks contribute their "
-       "host's key once (in the 16-byte-a-rank `MPI_Allgather` made when hetcoll first uses the communicator), and "
-       "a communicator with a host the profile lacks runs on the default model (one warning). The profile's "
-       "measured decisions (`hetcoll tune`) come first where they cover the call's layout and size class. "
-       "Unreadable or malformed (a model file is at most 64 MiB): the default is used and world rank 0 says why. "
-       "A per-rank model for a different number of ranks than the job: the default."},
-      {"HETCOLL_ALGO", "",
-       "algorithm overrides, e.g. 'bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect' (the grammar in "
-       "docs/mpi.md)",
-       true, SettingKind::text, {}, "override rules",
-       "Checked when read (collectives, ranges, algorithms, parameter values); malformed: ignored, and world "
-       "rank 0 says why. An override is followed only where the rules every decision keeps allow it."},
-      {"HETCOLL_TABLE", "",
-       "a decision table written by 'hetcoll plan --table' for this model: first calls of the classes it covers "
-       "cost a lookup instead of planning",
-       true, SettingKind::text, {}, "a file",
-       "Written by `hetcoll plan --table FILE -n 4,16,64 -m MODEL` (every collective at root 0, every size class "
-       "up to `--table-max`, element sizes 1, 4, 8). Used only with the model and the hetcoll version that built "
-       "it and without `HETCOLL_ALGO` — then its entries are exactly the planner's decisions; otherwise (or "
-       "unreadable, malformed) world rank 0 says why once and the planner decides as usual."},
-      {"HETCOLL_DEBUG", "",
-       "'explain': one line on stderr per new decision (and form it is called in) and per fallback to the native MPI",
-       false, SettingKind::choice, {"", "0", "1", "explain"}, "explain, 1 or 0",
-       "On rank 0 of each communicator, naming the call as the program made it (`MPI_Allreduce`, "
-       "`MPI_Iallreduce`, `MPI_Allreduce_init`), e.g. `hetcoll: MPI_Allreduce p=4 size=80000B: "
-       "rabenseifner_allreduce, predicted 30 us; runner-up hybrid_allreduce[mesh=2x2:SSCC] 30 us (+0%)`; one "
-       "line per override not followed and why, and one per reason to fall back to the native collective."},
-      {"HETCOLL_DISABLE", "0", "'1': every collective goes to the native MPI", true, SettingKind::flag, {}, "1 or 0",
-       "Also 'true'/'false', 'yes'/'no', 'on'/'off'."},
-      {"HETCOLL_PROGRESS_THREAD", "0",
-       "'1': a thread of each rank advances hetcoll's non-blocking and persistent collectives while the "
-       "application computes (hetcoll asks MPI_Init for MPI_THREAD_MULTIPLE then); '0': they advance in the "
-       "application's MPI calls",
-       false, SettingKind::flag, {}, "1 or 0",
-       "Without the thread a collective advances whenever the rank is in MPI: every wait and test, the blocking "
-       "point-to-point calls, hetcoll's collectives. With it, also while the rank computes, at the cost of a "
-       "thread that polls while collectives are in flight (every 20 us while they move, backing off to 640 us "
-       "while they wait on the network; asleep otherwise, and aside while the application waits). Where the MPI "
-       "library gives MPI_THREAD_MULTIPLE (asked for or by the application), a thread also runs while the rank "
-       "is blocked in a collective hetcoll left to the native library. docs/mpi.md says what overlap to expect "
-       "with each."},
-      {"HETCOLL_HANG_TIMEOUT", "120",
-       "seconds a collective may wait before hetcoll reports on stderr what it is waiting for (0: never)", false,
-       SettingKind::seconds, {}, "seconds", ""},
+      text("HETCOLL_PROFILE", &V::profile, "hockney:alpha=3us,beta=0.1ns,gamma=0.1ns,overlap=0", Agreed::by_content,
+           "a profile, a spec or a model file",
+           "the machine model: a profile written by 'hetcoll probe' (ranks mapped to its hosts by name; measured "
+           "decisions of 'hetcoll tune' included), a spec (see 'hetcoll models') or a JSON model file; the default "
+           "is fitted to shared memory (3 us per message, 10 GB/s, receives keep the CPU busy)",
+           "A profile's hosts are matched by `MPI_Get_processor_name`: each communicator's ranks contribute their "
+           "host's key once (in the 16-byte-a-rank `MPI_Allgather` made when hetcoll first uses the communicator), "
+           "and a communicator with a host the profile lacks runs on the default model (one warning). The "
+           "profile's measured decisions (`hetcoll tune`) come first where they cover the call's layout and size "
+           "class. Unreadable or malformed (a model file is at most 64 MiB): the default is used and world rank 0 "
+           "says why. A per-rank model for a different number of ranks than the job: the default."),
+      text("HETCOLL_ALGO", &V::algo, "", Agreed::by_content, "override rules",
+           "algorithm overrides, e.g. 'bcast:0-64k:@lambda_tree#64k-inf:@scatter_collect' (the grammar in "
+           "docs/mpi.md)",
+           "Checked when read (collectives, ranges, algorithms, parameter values); malformed: ignored, and world "
+           "rank 0 says why. An override is followed only where the rules every decision keeps allow it."),
+      text("HETCOLL_TABLE", &V::table, "", Agreed::by_content, "a file",
+           "a decision table written by 'hetcoll plan --table' for this model: first calls of the classes it covers "
+           "cost a lookup instead of planning",
+           "Written by `hetcoll plan --table FILE -n 4,16,64 -m MODEL` (every collective at root 0, every size "
+           "class up to `--table-max`, element sizes 1, 4, 8). Used only with the model and the hetcoll version "
+           "that built it and without `HETCOLL_ALGO` — then its entries are exactly the planner's decisions; "
+           "otherwise (or unreadable, malformed) world rank 0 says why once and the planner decides as usual."),
+      choice("HETCOLL_DEBUG", &V::debug, "", {"", "0", "1", "explain"}, "explain, 1 or 0",
+             "'explain': one line on stderr per new decision (and form it is called in) and per fallback to the "
+             "native MPI",
+             "On rank 0 of each communicator, naming the call as the program made it (`MPI_Allreduce`, "
+             "`MPI_Iallreduce`, `MPI_Allreduce_init`), e.g. `hetcoll: MPI_Allreduce p=4 size=80000B: "
+             "rabenseifner_allreduce, predicted 30 us; runner-up hybrid_allreduce[mesh=2x2:SSCC] 30 us (+0%)`; one "
+             "line per override not followed and why, and one per reason to fall back to the native collective."),
+      flag("HETCOLL_DISABLE", &V::disable, "0", Agreed::by_value, "'1': every collective goes to the native MPI",
+           "Also 'true'/'false', 'yes'/'no', 'on'/'off'."),
+      flag("HETCOLL_PROGRESS_THREAD", &V::progress_thread, "0", Agreed::no,
+           "'1': a thread of each rank advances hetcoll's non-blocking and persistent collectives while the "
+           "application computes (hetcoll asks MPI_Init for MPI_THREAD_MULTIPLE then); '0': they advance in the "
+           "application's MPI calls",
+           "Without the thread a collective advances whenever the rank is in MPI: every wait and test, the "
+           "blocking point-to-point calls, hetcoll's collectives. With it, also while the rank computes, at the "
+           "cost of a thread that polls while collectives are in flight (every 20 us while they move, backing off "
+           "to 640 us while they wait on the network; asleep otherwise, and aside while the application waits). "
+           "Where the MPI library gives MPI_THREAD_MULTIPLE (asked for or by the application), a thread also runs "
+           "while the rank is blocked in a collective hetcoll left to the native library. docs/mpi.md says what "
+           "overlap to expect with each."),
+      seconds("HETCOLL_HANG_TIMEOUT", &V::hang_timeout, "120",
+              "seconds a collective may wait before hetcoll reports on stderr what it is waiting for (0: never)", ""),
   };
   return table;
 }
 
-const Setting& setting_declared(const char* name) {
-  for (const Setting& s : settings())
-    if (std::strcmp(s.name, name) == 0) return s;
-  throw std::logic_error(std::string("undeclared setting ") + name);
-}
-
-const char* setting_default(const char* name) { return setting_declared(name).default_value; }
-
-SettingValue setting(const char* name) {
-  for (const Setting& s : settings()) {
-    if (std::strcmp(s.name, name) != 0) continue;
-    SettingValue v;
-    v.value = s.default_value;
-    if (const char* env = std::getenv(name)) {
-      size_t n = strnlen(env, kMaxSettingLength + 1);
-      if (n > kMaxSettingLength) {
-        v.problem = std::string(name) + " is longer than " + std::to_string(kMaxSettingLength) + " characters: ignored";
-      } else {
-        v.value = env;
-        v.from_env = true;
-      }
+SettingValue setting_text(const Setting& s) {
+  SettingValue v;
+  v.value = s.default_value;
+  if (const char* env = std::getenv(s.name)) {
+    size_t n = strnlen(env, kMaxSettingLength + 1);
+    if (n > kMaxSettingLength) {
+      v.problem = std::string(s.name) + " is longer than " + std::to_string(kMaxSettingLength) + " characters: ignored";
+    } else {
+      v.value = env;
+      v.from_env = true;
     }
-    return v;
   }
-  throw std::logic_error(std::string("undeclared setting ") + name);
+  return v;
 }
 
 namespace {
-
-const Setting& of_kind(const char* name, SettingKind kind) {
-  const Setting& s = setting_declared(name);
-  if (s.kind != kind) throw std::logic_error(std::string(name) + " is declared of another kind");
-  return s;
-}
-
-// The environment's value, its refusal (too long) said.
-SettingValue value_of(const char* name, std::vector<std::string>& problems) {
-  SettingValue v = setting(name);
-  if (!v.problem.empty()) problems.push_back(v.problem);
-  return v;
-}
 
 std::optional<bool> yes_no(std::string v) {
   for (auto& ch : v) ch = char(std::tolower(static_cast<unsigned char>(ch)));
@@ -117,7 +120,7 @@ std::optional<bool> yes_no(std::string v) {
   return std::nullopt;
 }
 
-std::optional<double> seconds(const std::string& v) {
+std::optional<double> seconds_in(const std::string& v) {
   char* end = nullptr;
   errno = 0;
   const double t = std::strtod(v.c_str(), &end);
@@ -125,35 +128,71 @@ std::optional<double> seconds(const std::string& v) {
   return t;
 }
 
+// `text` read as `s` says into its member of `out`; a refusal said in
+// `problems` (nullptr: the defaults, which are never refused).
+void land(const Setting& s, const std::string& text, SettingValues& out, std::vector<std::string>* problems) {
+  auto refused = [&](const std::string& why) {
+    if (!problems) throw std::logic_error(std::string(s.name) + "'s default is refused");
+    problems->push_back(std::string(s.name) + "='" + text + "' " + why);
+  };
+  switch (s.kind) {
+    case SettingKind::text:
+      out.*s.text = text;
+      return;
+    case SettingKind::choice:
+      if (std::find(s.choices.begin(), s.choices.end(), text) != s.choices.end()) {
+        out.*s.text = text;
+      } else {
+        refused(std::string("is not ") + s.units + ": ignored");
+        out.*s.text = "";
+      }
+      return;
+    case SettingKind::flag:
+      if (auto b = yes_no(text)) {
+        out.*s.flag = *b;
+      } else {
+        refused(std::string("is not 1 or 0: ignored (") + s.default_value + " used)");
+        out.*s.flag = *yes_no(s.default_value);
+      }
+      return;
+    case SettingKind::seconds:
+      if (auto t = seconds_in(text)) {
+        out.*s.seconds = *t;
+      } else {
+        refused(std::string("is not a number of seconds: using ") + s.default_value);
+        out.*s.seconds = *seconds_in(s.default_value);
+      }
+      return;
+  }
+}
+
 }  // namespace
 
-bool flag_setting(const char* name, std::vector<std::string>& problems) {
-  const Setting& s = of_kind(name, SettingKind::flag);
-  const SettingValue v = value_of(name, problems);
-  if (auto b = yes_no(v.value)) return *b;
-  problems.push_back(std::string(name) + "='" + v.value + "' is not 1 or 0: ignored (" + s.default_value + " used)");
-  return *yes_no(s.default_value);
+SettingValues read_settings(std::vector<std::string>& problems) {
+  SettingValues v;
+  for (const Setting& s : settings()) {
+    const SettingValue t = setting_text(s);
+    if (!t.problem.empty()) problems.push_back(t.problem);
+    land(s, t.value, v, &problems);
+  }
+  return v;
 }
 
-double seconds_setting(const char* name, std::vector<std::string>& problems) {
-  const Setting& s = of_kind(name, SettingKind::seconds);
-  const SettingValue v = value_of(name, problems);
-  if (auto t = seconds(v.value)) return *t;
-  problems.push_back(std::string(name) + "='" + v.value + "' is not a number of seconds: using " + s.default_value);
-  return *seconds(s.default_value);
+const SettingValues& default_settings() {
+  static const SettingValues v = [] {
+    SettingValues d;
+    for (const Setting& s : settings()) land(s, s.default_value, d, nullptr);
+    return d;
+  }();
+  return v;
 }
 
-std::string choice_setting(const char* name, std::vector<std::string>& problems) {
-  const Setting& s = of_kind(name, SettingKind::choice);
-  const SettingValue v = value_of(name, problems);
-  if (std::find(s.choices.begin(), s.choices.end(), v.value) != s.choices.end()) return v.value;
-  problems.push_back(std::string(name) + "='" + v.value + "' is not " + s.units + ": ignored");
-  return "";
-}
-
-std::string text_setting(const char* name, std::vector<std::string>& problems) {
-  of_kind(name, SettingKind::text);
-  return value_of(name, problems).value;
+std::string value_text(const Setting& s, const SettingValues& v) {
+  if (s.text) return v.*s.text;
+  if (s.flag) return v.*s.flag ? "1" : "0";
+  std::ostringstream o;
+  o << v.*s.seconds;
+  return o.str();
 }
 
 std::string settings_markdown() {
@@ -161,7 +200,7 @@ std::string settings_markdown() {
   for (const Setting& s : settings()) {
     const std::string def = *s.default_value ? std::string("`") + s.default_value + "`" : "(empty)";
     std::string meaning = std::string(s.meaning) + (*s.details ? std::string(". ") + s.details : std::string());
-    out += std::string("| `") + s.name + "` | " + def + " | " + meaning + " | " + (s.agreed ? "yes" : "no") + " |\n";
+    out += std::string("| `") + s.name + "` | " + def + " | " + meaning + " | " + (s.agreed != Agreed::no ? "yes" : "no") + " |\n";
   }
   return out;
 }

@@ -8,8 +8,8 @@
 
 #include "config/settings.hpp"
 #include "exec/mpi_transport.hpp"
+#include "interpose/call_path.hpp"
 #include "interpose/runtime.hpp"
-#include "interpose/runtime_config.hpp"
 
 using namespace hetcoll::mpi;
 
@@ -66,7 +66,7 @@ int reconfigure(const char* what, F&& f) noexcept {
 extern "C" {
 
 #define HETCOLL_COLLECTIVE(name, Name, params, args) \
-  int hetcoll_##name params { return status_of(run(make_call_##name args)); }
+  int hetcoll_##name params { return status_of(run_blocking(make_call_##name args)); }
 #include "hetcoll_collectives.def"
 #undef HETCOLL_COLLECTIVE
 

@@ -54,7 +54,7 @@ struct CommState {
   // state was made: "" when they agree, else the line that says which
   // setting differs between which ranks — then the native MPI runs its
   // collectives, on every rank alike. A later comparison on MPI_COMM_WORLD
-  // (after hetcoll_set_*: Config::agreement_epoch) replaces the verdict.
+  // (after hetcoll_set_*: Runtime::agreement_epoch) replaces the verdict.
   std::string disagreement;
   uint64_t agreement_epoch = 0;
   MPI_Comm dup = MPI_COMM_NULL;
@@ -65,7 +65,7 @@ struct CommState {
   // Hosts: the key of each rank's processor name (ProfileModel::host_key),
   // gathered when the state is made; this rank's host name. A profile maps
   // them to its hosts (host_map, host_key for the decision cache) for the
-  // Config::generation host_generation; an empty map: the profile does not
+  // Runtime::generation host_generation; an empty map: the profile does not
   // describe every host of the communicator.
   std::vector<uint64_t> host_keys;
   std::string host_name;
@@ -79,7 +79,7 @@ struct CommState {
   std::mutex mu;
   bool multiple = false;
   CallMemory mem;  // the blocking calls'
-  uint64_t generation = 0;  // Config::generation the cache was built for
+  uint64_t generation = 0;  // Runtime::generation the cache was built for
   // Shared: a persistent or non-blocking collective keeps its program while
   // the cache moves on.
   std::unordered_map<uint64_t, std::shared_ptr<const Compiled>> compiled;
@@ -109,37 +109,19 @@ struct CommState {
 void hold_state(CommState& st);
 void release_state(CommState& st);
 
-// A tag region for a new persistent collective on st, at its
-// initialization (collective, in the same order on every rank): a slot
-// free on every rank of the communicator — from the pool the ranks last
-// agreed on, or, when that is spent, from a new agreement (one allreduce
-// of the ranks' slots in use); -1 when none is free (the collective then
-// runs on a duplicate of its own: duplicate_for_request). release_persistent_slot gives
-// it back when the request is freed (locally: a rank's free slots return
-// to the pool at the next agreement).
-int reserve_persistent_slot(CommState& st);
+// A persistent collective's tag region back (comm_setup.hpp:
+// reserve_persistent_slot), when its request is freed (locally: a rank's
+// free slots return to the pool at the next agreement).
 void release_persistent_slot(CommState& st, int slot);
-// A private duplicate of st's own, for a persistent collective that found
-// no slot free (collective, at its initialization); MPI_COMM_NULL when the
-// library has no communicator left (on every rank alike).
-MPI_Comm duplicate_for_request(CommState& st);
 
 // Raises `code` for a collective of `st` called on the application's
-// `comm` (requests.hpp: raise_on) — or, when the application has freed
+// `comm` (errors.hpp: raise_on) — or, when the application has freed
 // that communicator meanwhile, under the handler it had then.
 int raise_error(CommState* st, MPI_Comm comm, int code);
 
 // The state of `comm`, or nullptr if hetcoll has not used it yet.
 CommState* find_state(MPI_Comm comm);
-// Creates it: collective over `comm` (MPI_Comm_dup, then one allgather of
-// each rank's host key and configuration digest on the duplicate), so every
-// rank of the call gets here in the same call — every reason to decline
-// comes earlier and is the same on every rank, whatever its configuration
-// (HETCOLL_DISABLE included).
-CommState& create_state(MPI_Comm comm);
-// Compares the ranks' configurations again on the state's duplicate
-// (collective over `comm`, the communicator the state belongs to): "" when
-// they agree, else what differs (its rank 0 has said it).
-std::string compare_configurations(CommState& st, MPI_Comm comm);
+// Attaches a new state to `comm` (comm_setup.hpp makes it); freed with it.
+void attach_state(MPI_Comm comm, CommState* st);
 
 }  // namespace hetcoll::mpi

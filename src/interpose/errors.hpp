@@ -59,4 +59,10 @@ struct LastError {
 };
 const LastError& last_error() noexcept;
 
+// Raises `code` on `comm` the way MPI does: returned under
+// MPI_ERRORS_RETURN, else the handler in effect is called. Returns code.
+// (A request's error: comm_state.hpp's raise_error, which knows a freed
+// communicator.)
+int raise_on(MPI_Comm comm, int code);
+
 }  // namespace hetcoll::mpi

@@ -1,9 +1,10 @@
 // The MPI collectives with their MPI-3 C bindings, blocking, non-blocking
 // (MPI_I<Coll>) and persistent (MPI_<Coll>_init, MPIX_<Coll>_init in Open
 // MPI), generated from include/hetcoll_collectives.def: planned and run by
-// hetcoll, or handed to PMPI_* unchanged when hetcoll declines or the arguments are bad (run()
-// has done nothing then; the native library reports bad arguments with its
-// own error class, under the user's error handler). A failure during the
+// hetcoll (call_path.hpp), or handed to PMPI_* unchanged when hetcoll
+// declines or the arguments are bad (the call path has done nothing then;
+// the native library reports bad arguments with its own error class, under
+// the user's error handler). A failure during the
 // collective surfaces on the user's communicator, under the handler in
 // effect there: the MPI error of the underlying call, or MPI_ERR_INTERN
 // with a report for a bug in hetcoll.
@@ -19,7 +20,7 @@
 
 #include "interpose/progress.hpp"
 #include "interpose/requests.hpp"
-#include "interpose/runtime.hpp"
+#include "interpose/call_path.hpp"
 #include "interpose/watchdog.hpp"
 
 using namespace hetcoll::mpi;
@@ -57,7 +58,7 @@ int after_failure(const Call& c, Status s, Native&& native) {
 
 template <class Native>
 int finish(const Call& c, Native&& native) {
-  const Status s = run(c);
+  const Status s = run_blocking(c);
   if (s == Status::ok) return MPI_SUCCESS;
   return after_failure(c, s, [&] { return native_call(c, native); });
 }
@@ -68,7 +69,7 @@ template <class NativeNb>
 int finish_nb(const Call& c, MPI_Request* request, NativeNb&& native_nb) {
   if (!request) return native_nb(request);  // the native library says what is wrong
   auto p = new_pending();
-  const Status s = start(c, *p);
+  const Status s = start_nonblocking(c, *p);
   if (s == Status::ok) {
     try {
       *request = issue(p);
@@ -89,7 +90,7 @@ template <class NativeInit>
 int finish_init(const Call& c, MPI_Request* request, NativeInit&& native_init) {
   if (!request) return native_init(request);
   auto p = std::make_unique<Pending>();
-  const Status s = plan_persistent(c, *p);
+  const Status s = init_persistent(c, *p);
   if (s == Status::ok) {
     try {
       *request = issue(p);

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "config/settings.hpp"
-#include "interpose/requests.hpp"
-#include "interpose/runtime_config.hpp"
+#include "interpose/engine.hpp"
+#include "interpose/runtime.hpp"
 
 namespace hetcoll::mpi {
 
@@ -53,7 +53,7 @@ bool may_run() {
 #endif
 }
 
-bool wanted(const Thread& t) { return t.assists > 0 || (config().progress_thread && collectives_in_flight()); }
+bool wanted(const Thread& t) { return t.assists > 0 || (runtime().settings.progress_thread && collectives_in_flight()); }
 
 void loop() {
   Thread& t = thread();
@@ -90,12 +90,12 @@ int thread_level_to_request(int required) {
   // the configuration itself (the profile, the tables) is read at the first
   // collective, not here.
   std::vector<std::string> problems;  // said by the configuration when it is read
-  return flag_setting("HETCOLL_PROGRESS_THREAD", problems) ? MPI_THREAD_MULTIPLE : required;
+  return read_settings(problems).progress_thread ? MPI_THREAD_MULTIPLE : required;
 #endif
 }
 
 void progress_kick() {
-  if (!config().progress_thread) return;
+  if (!runtime().settings.progress_thread) return;
   Thread& t = thread();
   std::lock_guard<std::mutex> lock(t.mu);
   if (ensure_started(t)) t.cv.notify_one();

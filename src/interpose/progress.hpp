@@ -1,5 +1,5 @@
 // The progress thread: advances hetcoll's collectives in flight
-// (requests.hpp) while the application is not in MPI, or is blocked in a
+// (engine.hpp) while the application is not in MPI, or is blocked in a
 // native collective that would not advance them.
 //
 // Two uses, one thread per process (started when first needed, stopped in

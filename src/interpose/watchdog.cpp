@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "interpose/runtime_config.hpp"
+#include "interpose/runtime.hpp"
 #include "util/error.hpp"
 
 namespace hetcoll::mpi {
@@ -126,7 +126,7 @@ bool hang_reports_on() {
   // simulation itself (testbed/smpi/run fails on it): no watchdog thread.
   return false;
 #endif
-  static const bool on = config().hang_timeout > 0;
+  static const bool on = runtime().settings.hang_timeout > 0;
   return on;
 }
 
@@ -137,7 +137,7 @@ void start_watchdog() {
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   if (!started.load(std::memory_order_relaxed)) {
-    std::thread(watch, config().hang_timeout).detach();
+    std::thread(watch, runtime().settings.hang_timeout).detach();
     started.store(true, std::memory_order_release);
   }
 }

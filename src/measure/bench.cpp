@@ -209,8 +209,9 @@ struct Machine {
 
 Machine machine_of(const Options& opt) {
   Machine mc;
-  const char* env = std::getenv("HETCOLL_PROFILE");
-  mc.spec = !opt.model.empty() ? opt.model : env && *env ? env : setting_default("HETCOLL_PROFILE");
+  std::vector<std::string> said_by_the_library;  // the MPI layer reads the settings too, and says their problems
+  const std::string profile = read_settings(said_by_the_library).profile;
+  mc.spec = !opt.model.empty() ? opt.model : !profile.empty() ? profile : default_settings().profile;
   const std::string& spec = mc.spec;
   if (!opt.model.empty() && hetcoll_set_model(opt.model.c_str()) != 0)
     fail(std::string("--model: ") + hetcoll_last_error());
@@ -610,11 +611,12 @@ int write_overlap(const Options& opt, const std::vector<OverlapRow>& rows, doubl
   char date[32];
   std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  const char* thread = std::getenv("HETCOLL_PROGRESS_THREAD");
+  std::vector<std::string> said_by_the_library;
+  const bool thread = read_settings(said_by_the_library).progress_thread;
   std::ostringstream js, csv;
   js << "{\n \"tool\": " << json_str(std::string("hetcoll-bench ") + hetcoll_version()) << ",\n \"created\": \"" << date
      << "\",\n \"ranks\": " << g_size << ",\n \"mode\": \"overlap\",\n \"progress_thread\": "
-     << json_str(thread ? thread : setting_default("HETCOLL_PROGRESS_THREAD"))
+     << json_str(thread ? "1" : "0")
      << ",\n \"test_every_s\": " << num(opt.test_every)
      << ",\n \"procedure\": \"OSU Micro-Benchmarks' non-blocking method: each iteration timed alone between "
         "barriers (the slowest rank's mean), the call and its wait alone, a compute loop alone (as long as the "

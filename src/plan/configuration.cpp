@@ -28,30 +28,23 @@ std::shared_ptr<const DecisionTable> decision_table_for(const std::string& path,
 Configuration read_configuration() {
   Configuration c;
   std::vector<std::string>& problems = c.problems;
-  c.disabled = flag_setting("HETCOLL_DISABLE", problems);
-  const std::string debug = choice_setting("HETCOLL_DEBUG", problems);
-  c.explain = debug == "explain" || debug == "1";
-  const std::string profile = text_setting("HETCOLL_PROFILE", problems);
-  const std::string algo = text_setting("HETCOLL_ALGO", problems);
-  c.hang_timeout = seconds_setting("HETCOLL_HANG_TIMEOUT", problems);
-  c.progress_thread = flag_setting("HETCOLL_PROGRESS_THREAD", problems);
-  const std::string table = text_setting("HETCOLL_TABLE", problems);
-
-  c.default_model = setting_default("HETCOLL_PROFILE");
-  c.model = parse_model(c.default_model);
-  c.model_source = default_model_source(c.default_model);
-  if (profile != c.default_model && !profile.empty()) {
+  c.settings = read_settings(problems);
+  const std::string& profile = c.settings.profile;
+  const std::string& default_model = default_model_spec();
+  c.model = parse_model(default_model);
+  c.model_source = default_model_source(default_model);
+  if (profile != default_model && !profile.empty()) {
     try {
       c.model = load_model(profile);
       c.model_source = profile;
     } catch (const std::exception& e) {
-      problems.push_back(cat("HETCOLL_PROFILE ignored (", e.what(), "); using ", c.default_model));
-      c.model_source = default_model_source(c.default_model, cat(profile, " did not load"));
+      problems.push_back(cat("HETCOLL_PROFILE ignored (", e.what(), "); using ", default_model));
+      c.model_source = default_model_source(default_model, cat(profile, " did not load"));
     }
   }
-  if (!algo.empty()) {
+  if (!c.settings.algo.empty()) {
     try {
-      c.overrides = Overrides::parse(algo);
+      c.overrides = Overrides::parse(c.settings.algo);
     } catch (const std::exception& e) {
       problems.push_back(cat("HETCOLL_ALGO ignored: ", e.what()));
     }
@@ -60,7 +53,7 @@ Configuration read_configuration() {
     problems.push_back(cat("unknown variable ", u.name, " ignored",
                            u.suggestion.empty() ? std::string() : " (did you mean " + u.suggestion + "?)",
                            "; 'hetcoll config' lists the variables"));
-  if (!table.empty()) c.table = decision_table_for(table, *c.model, c.overrides, problems, &c.table_digest);
+  if (!c.settings.table.empty()) c.table = decision_table_for(c.settings.table, *c.model, c.overrides, problems, &c.table_digest);
   return c;
 }
 

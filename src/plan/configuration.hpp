@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/settings.hpp"
 #include "model/machine_model.hpp"
 #include "plan/decision_table.hpp"
 #include "plan/overrides.hpp"
@@ -14,11 +15,8 @@
 namespace hetcoll {
 
 struct Configuration {
-  bool disabled = false;     // HETCOLL_DISABLE
-  bool explain = false;      // HETCOLL_DEBUG
-  double hang_timeout = 0;   // HETCOLL_HANG_TIMEOUT, s (0: no hang reports)
-  bool progress_thread = false;  // HETCOLL_PROGRESS_THREAD
-  std::string default_model;  // HETCOLL_PROFILE's default
+  SettingValues settings;     // every HETCOLL_* setting as read (config/settings.hpp)
+  bool explain() const { return settings.debug == "explain" || settings.debug == "1"; }
   ModelPtr model;             // HETCOLL_PROFILE's, or the default where it did not load
   // Where the model came from, as a message names it (the HETCOLL_PROFILE
   // value, or the default and why).
@@ -30,6 +28,9 @@ struct Configuration {
   // every HETCOLL_* variable nothing reads.
   std::vector<std::string> problems;
 };
+
+// HETCOLL_PROFILE's default model spec.
+inline const std::string& default_model_spec() { return default_settings().profile; }
 
 // From the environment.
 Configuration read_configuration();

@@ -118,6 +118,8 @@ TEST(Agreement, TheSettingsThatDecideAreMarked) {
   for (const Setting& s : settings()) {
     const bool decides = !std::strcmp(s.name, "HETCOLL_PROFILE") || !std::strcmp(s.name, "HETCOLL_ALGO") ||
                          !std::strcmp(s.name, "HETCOLL_TABLE") || !std::strcmp(s.name, "HETCOLL_DISABLE");
-    EXPECT_EQ(s.agreed, decides) << s.name;
+    EXPECT_EQ(s.agreed != Agreed::no, decides) << s.name;
+    // By content: what the planner makes of a text (a model, rules, a table); a flag by its value.
+    EXPECT_EQ(s.agreed == Agreed::by_content, s.kind == SettingKind::text) << s.name;
   }
 }

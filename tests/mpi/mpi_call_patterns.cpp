@@ -128,7 +128,7 @@ void check_call(MPI_Comm comm, CollOp op, int count, const std::string& what) {
 // size, would choose differently on a group of p ranks: the calls that made
 // ranks with different histories disagree.
 std::vector<std::pair<int, int>> split_classes(CollOp op, int p, uint32_t elem) {
-  auto model = parse_model(setting_default("HETCOLL_PROFILE"));
+  auto model = parse_model(default_settings().profile);
   std::vector<std::pair<int, int>> out;
   for (int cls = size_class(64); cls < size_class(uint64_t(1) << 22) && out.size() < 3; ++cls) {
     const uint64_t a = (size_class_floor(cls) + elem - 1) / elem, b = (size_class_floor(cls + 1) - 1) / elem;

@@ -197,7 +197,7 @@ void expect(const std::string& want, const Seen& s, MPI_Comm comm, const std::st
 int write_tables(const char* path, const char* edited_path) {
   using namespace hetcoll;
   const DecisionTable t = build_decision_table(
-      parse_model(setting_default("HETCOLL_PROFILE")), {3},
+      parse_model(default_settings().profile), {3},
       {CollOp::bcast, CollOp::allreduce, CollOp::allgather, CollOp::alltoall, CollOp::reduce_scatter_block,
        CollOp::reduce_scatter, CollOp::gather, CollOp::scan},
       uint64_t(4) << 20, {8});

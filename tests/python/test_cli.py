@@ -587,6 +587,44 @@ def test_help_groups_every_command_by_workflow(run_cli):
         assert sum(line.startswith(f"  {name} ") for line in out.splitlines()) == 1, name
 
 
+def test_parsers_and_grouped_help_are_one_table():
+    """Each command is one row of its group's module (hetcoll/cli/*.py,
+    GROUP): the parser registers exactly the rows, in their order, each with
+    its row's help line and a function to run; HELP_GROUPS is the rows; and
+    `hetcoll --help` lists every registered command once, under its row's
+    group (the parsers and the help were once two lists that disagreed)."""
+    import argparse
+
+    from hetcoll import cli
+
+    rows = [(g.title, [c.name for c in g.commands]) for g in cli.GROUPS]
+    assert cli.HELP_GROUPS == rows
+    assert [t for t, _ in rows] == ["measure the machine", "decide: what hetcoll would do, and why", "run it",
+                                    "hold it to the native MPI", "reproduce the papers"]
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub.choices) == [n for _, names in rows for n in names], "a parser outside the table, or a row twice"
+    assert {a.dest: a.help for a in sub._choices_actions} == {c.name: c.help for g in cli.GROUPS for c in g.commands}
+
+    def leaves(p, path):  # every command line that runs something: it has a function
+        inner = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if not inner:
+            yield path, p.get_default("func")
+        for a in inner:
+            for name, q in a.choices.items():
+                yield from leaves(q, path + [name])
+
+    for path, func in leaves(parser, []):
+        assert callable(func), f"hetcoll {' '.join(path)} runs nothing"
+    under, title = {}, None
+    for line in parser.format_help().splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            title = line[:-1]
+        elif line.startswith("  ") and line[2] != " " and line.split()[0] in sub.choices:  # not a wrapped line
+            under.setdefault(line.split()[0], []).append(title)
+    assert under == {n: [t] for t, names in rows for n in names}
+
+
 def test_explain_is_plan_explain(run_cli):
     args = ["allreduce", "--ranks", "8", "--bytes", "1M", "-m", "hockney:alpha=20us,bw=1GB/s"]
     code, out, err = run_cli("explain", *args, "--json")

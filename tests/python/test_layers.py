@@ -69,6 +69,19 @@ def test_two_units_that_include_each_other_are_named(tmp_path):
     assert "src/plan/decision_table and src/plan/planner include each other" in out
 
 
+def test_an_include_back_up_the_call_path_is_named(tmp_path):
+    """interpose/'s files are one path, lowest first: the engine included the call path until 2026-11-28."""
+    root = copy_tree(tmp_path)
+    engine = root / "src" / "interpose" / "engine.cpp"
+    engine.write_text(engine.read_text().replace('#include "interpose/engine.hpp"\n',
+                                                 '#include "interpose/engine.hpp"\n#include "interpose/call_path.hpp"\n', 1))
+    (root / "src" / "interpose" / "stray.cpp").write_text("int stray;\n")
+    code, out = run(root)
+    assert code == 1
+    assert 'src/interpose/engine.cpp:2: includes "interpose/call_path.hpp", a step after it' in out
+    assert "src/interpose/stray.cpp: a file UNIT_ORDER['interpose'] does not place" in out
+
+
 FUNCTIONS = ROOT / "scripts" / "check_functions.py"
 
 
