@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "algorithms/broadcast_trees.hpp"
-#include "algorithms/postal_math.hpp"
+#include "algorithms/patterns/broadcast_trees.hpp"
+#include "algorithms/patterns/postal_math.hpp"
 #include "algorithms/registry.hpp"
 #include "model/postal_model.hpp"
 #include "sim/simulator.hpp"

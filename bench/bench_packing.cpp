@@ -15,7 +15,7 @@
 
 #include "model/bound.hpp"
 #include "model/tree_packing.hpp"
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 
 using namespace hetcoll;
 using Clock = std::chrono::steady_clock;
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     const double pack_s = std::chrono::duration<double>(Clock::now() - t0).count();
     const Collective c = Collective::make(CollOp::bcast, p, 1 << 20);
     t0 = Clock::now();
-    Schedule sch = build("packed_bcast", c, *m);
+    Schedule sch = build_schedule("packed_bcast", c, *m);
     const double gen_s = std::chrono::duration<double>(Clock::now() - t0).count();
     const Bound b = lower_bound(c, *m);
     const double bound_rate = b.capacity > 0 ? b.capacity / b.bytes * double(1 << 20) : 0;

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "algorithms/registry.hpp"
 #include "hetcoll.h"
 #include "model/machine_model.hpp"
@@ -170,7 +170,7 @@ double predict(const std::string& algo, const hetcoll::Collective& c, const std:
       for (const std::string& h : hosts) map.push_back(pm->host_index(h));
     if (std::find(map.begin(), map.end(), -1) != map.end()) return 0;
     ModelPtr gm = group_model(m, map, c.nranks);
-    return simulate(build(algo, c, *gm), *gm, {false}).makespan;
+    return simulate(build_schedule(algo, c, *gm), *gm, {false}).makespan;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "smpi_bench: no prediction: %s\n", e.what());
     return 0;

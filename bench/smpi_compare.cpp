@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "algorithms/registry.hpp"
 #include "hetcoll.h"
 #include "model/machine_model.hpp"
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     using namespace hetcoll;
     ModelPtr model = parse_model(model_spec);
     Collective c = Collective::make(op == "bcast" ? CollOp::bcast : CollOp::allreduce, p, uint64_t(n), 0, 8);
-    const double predicted = simulate(build(algo, c, *model), *model, {false}).makespan;
+    const double predicted = simulate(build_schedule(algo, c, *model), *model, {false}).makespan;
     std::printf("{\"op\": \"%s\", \"bytes\": %d, \"ranks\": %d, \"algorithm\": \"%s\", \"hetcoll_s\": %.9g, "
                 "\"native_s\": %.9g, \"predicted_s\": %.9g, \"results_equal\": %s}\n",
                 op.c_str(), n * 8, p, used, mine, native, predicted, all_ok ? "true" : "false");

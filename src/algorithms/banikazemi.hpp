@@ -28,7 +28,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "algorithms/tree.hpp"
+#include "algorithms/patterns/tree.hpp"
 #include "model/machine_model.hpp"
 
 namespace hetcoll {

@@ -189,7 +189,7 @@ Schedule generate(const AlgorithmChoice& choice, const Collective& coll, const M
   if (moves_no_data(coll)) return Builder(coll, choice.spec()).finish();
   if (a.composite && !phases)
     throw InputError(cat(a.name, " composes phases whose algorithms the planner picks: build it through "
-                                 "plan/phase_choice.hpp (build), not generate() alone"));
+                                 "plan/build_schedule.hpp, not generate() alone"));
   return a.generate(ctx);
 }
 

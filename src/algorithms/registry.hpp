@@ -160,8 +160,8 @@ void check_model_fits(const Collective& coll, const MachineModel& model);
 // Builds the schedule of an algorithm for `coll` on `model`. Collectives
 // that move no data (all counts zero, barrier excepted) get an empty
 // schedule. op_limit > 0: throw TooLarge beyond that many ops. A composite
-// algorithm needs `phases` (the planner's: plan/phase_choice.hpp, whose
-// build() passes it); without it, an InputError says so.
+// algorithm needs `phases` (the planner's: plan/phase_choice.hpp; plan/build_schedule.hpp's
+// build_schedule() passes it); without it, an InputError says so.
 Schedule generate(const AlgorithmChoice& choice, const Collective& coll, const MachineModel& model, int only_rank = -1,
                   size_t op_limit = 0, const PhaseChooser* phases = nullptr);
 Schedule generate(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank = -1,

@@ -8,8 +8,9 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "plan/build_schedule.hpp"
 #include "plan/phase_choice.hpp"
-#include "algorithms/postal_math.hpp"
+#include "algorithms/patterns/postal_math.hpp"
 #include "config/settings.hpp"
 #include "model/bound.hpp"
 #include "model/tree_packing.hpp"
@@ -26,7 +27,7 @@
 #include "schedule/validator.hpp"
 #include "algorithms/banikazemi.hpp"
 #include "sim/simulator.hpp"
-#include "algorithms/broadcast_trees.hpp"
+#include "algorithms/patterns/broadcast_trees.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
 
@@ -441,7 +442,7 @@ NB_MODULE(_core, m) {
         [](const std::string& spec, const Collective& c, const MachineModel& mm, size_t op_limit, int rank) {
           nb::gil_scoped_release release;
           if (rank < -1 || rank >= c.nranks) throw InputError(cat("rank ", rank, " is not in the group"));
-          return build(spec, c, mm, rank, op_limit);
+          return build_schedule(spec, c, mm, rank, op_limit);
         },
         "algorithm"_a, "collective"_a, "model"_a, "op_limit"_a = 0, "rank"_a = -1,
         "the schedule; op_limit > 0 raises TooLarge beyond that many ops; rank >= 0 builds only that rank's "

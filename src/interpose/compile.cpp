@@ -11,7 +11,7 @@
 #include "model/profile_model.hpp"
 #include "model/units.hpp"
 #include "plan/configuration.hpp"
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "schedule/passes.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
@@ -181,7 +181,7 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
     const bool hosts = pl->model().maps_hosts();
     const bool per_rank = pl->model().ranks() > 0;
     const ModelPtr gm = pl->model_for(hosts ? st.host_map : per_rank ? st.world_ranks : std::vector<int>{}, coll.nranks);
-    s = optimize_for_execution(build(d.choice, run_coll, *gm, rank));
+    s = optimize_for_execution(build_schedule(d.choice, run_coll, *gm, rank));
   } catch (const InputError& e) {
     // A decision table is the user's file: an entry that does not fit the
     // call (edited by hand) sends it to the native MPI, on every rank alike.

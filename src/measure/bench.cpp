@@ -33,7 +33,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "algorithms/registry.hpp"
 #include "measure/collective_calls.hpp"
 #include "config/settings.hpp"
@@ -253,7 +253,7 @@ Machine machine_of(const Options& opt) {
 double predict(const Machine& mc, const std::string& algorithm, const Collective& c) {
   if (!mc.gm || algorithm.empty() || algorithm == "native") return NAN;
   try {
-    return simulate(build(algorithm, c, *mc.gm), *mc.gm).makespan;
+    return simulate(build_schedule(algorithm, c, *mc.gm), *mc.gm).makespan;
   } catch (const std::exception&) {
     return NAN;
   }

@@ -19,7 +19,7 @@
 // The probe (`hetcoll probe --topology FILE|slurm`) takes it as a start:
 // its leaf switches as racks, its upper switches as levels, each one's
 // capacities measured and every place where measurement and declaration
-// disagree said (measure/probe.cpp). Pure parsing: no MPI.
+// disagree said (measure/probe/declared.cpp). Pure parsing: no MPI.
 #pragma once
 #include <string>
 #include <unordered_map>

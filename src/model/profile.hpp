@@ -64,13 +64,13 @@ struct PairClass {
   double bandwidth_alone = 0;  // B/s: one pair with the network to itself (0: not measured)
   double slowdown = 1;         // bandwidth_alone / bandwidth (1: no sharing seen)
   // B/s each way: two large messages of the class at once in opposite
-  // directions, from other pairs than one pair's two ends (probe.cpp
+  // directions, from other pairs than one pair's two ends (measure/probe/pairs.cpp
   // both_ways; 0: not measured). Near bandwidth_alone: the links are full
   // duplex; near half of it: both directions share them.
   double bandwidth_both_ways = 0;
   // B/s each way: one pair of the class sending large messages to each
   // other at once, each receive posted before its send as hetcoll's
-  // executor posts them (probe.cpp same_pair; 0: not measured). Well
+  // executor posts them (measure/probe/pairs.cpp same_pair; 0: not measured). Well
   // below bandwidth_alone: the pair's two directions take turns — MPI over
   // TCP has one connection per pair of ranks, and Open MPI's go-ahead for
   // one direction's rendezvous waits behind the other direction's bytes.

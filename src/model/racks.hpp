@@ -1,4 +1,4 @@
-// Racks by bandwidth (the probe's racks phase, measure/probe.cpp): from
+// Racks by bandwidth (the probe's racks phase, measure/probe/racks.cpp): from
 // the rates of "shift" experiments inside a subnet — every host i of the
 // subnet's order sending to host i + k at once — which hosts share one
 // link out that latency does not show (a rack of a fat tree whose uplink

@@ -163,14 +163,4 @@ const PhaseChooser& planned_phases() {
   return chooser;
 }
 
-Schedule build(const AlgorithmChoice& choice, const Collective& coll, const MachineModel& model, int only_rank,
-               size_t op_limit) {
-  return generate(choice, coll, model, only_rank, op_limit, &planned_phases());
-}
-
-Schedule build(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank,
-               size_t op_limit) {
-  return generate(spec, coll, model, only_rank, op_limit, &planned_phases());
-}
-
 }  // namespace hetcoll

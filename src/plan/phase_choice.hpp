@@ -1,8 +1,9 @@
 // The planner's choice of each phase of a composite algorithm
 // (hierarchical): the fastest non-composite algorithm for the phase's group
 // on the group's view of the model. Generation is given this chooser
-// (GenContext::phases), so the one decision point that picks a call's
-// algorithm also picks its phases'; generators never simulate.
+// (GenContext::phases, by plan/build_schedule.hpp), so the one decision
+// point that picks a call's algorithm also picks its phases'; generators
+// never simulate.
 #pragma once
 #include <string>
 
@@ -15,12 +16,5 @@ namespace hetcoll {
 // program chooses alike), the choice made once per size class of the phase
 // (schedule/collective.hpp: representative) and cached.
 const PhaseChooser& planned_phases();
-
-// generate() with the planner's phase choices: what every layer above
-// algorithms calls to build a schedule, composite or not.
-Schedule build(const AlgorithmChoice& choice, const Collective& coll, const MachineModel& model, int only_rank = -1,
-               size_t op_limit = 0);
-Schedule build(const std::string& spec, const Collective& coll, const MachineModel& model, int only_rank = -1,
-               size_t op_limit = 0);
 
 }  // namespace hetcoll

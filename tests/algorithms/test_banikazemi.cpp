@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "algorithms/broadcast_trees.hpp"
+#include "algorithms/patterns/broadcast_trees.hpp"
 #include "algorithms/registry.hpp"
 #include "model/heterogeneous_model.hpp"
 #include "algorithms/banikazemi.hpp"

@@ -11,7 +11,7 @@
 #include <map>
 
 #include "../support/collectives.hpp"
-#include "algorithms/common.hpp"
+#include "algorithms/patterns/common.hpp"
 #include "algorithms/registry.hpp"
 #include "model/hockney_model.hpp"
 #include "sim/simulator.hpp"

@@ -8,9 +8,10 @@
 #include <set>
 
 #include "../support/collectives.hpp"
+#include "plan/build_schedule.hpp"
 #include "plan/phase_choice.hpp"
 #include "util/error.hpp"
-#include "algorithms/hierarchy.hpp"
+#include "algorithms/patterns/levels.hpp"
 #include "algorithms/registry.hpp"
 #include "model/profile.hpp"
 #include "model/profile_model.hpp"
@@ -53,14 +54,14 @@ TEST(Hierarchical, ValidOnEveryLayout) {
             // Only scans decline a layout: hosts or subnets whose ranks are not consecutive.
             if ((op == CollOp::scan || op == CollOp::exscan) && count > 0 && !levels_of(*g, p, 0).trivial() &&
                 !find_algorithm("hierarchical").distinct(c, *g)) {
-              EXPECT_THROW(build("hierarchical", c, *g), InputError) << spec << " " << c.describe();
+              EXPECT_THROW(build_schedule("hierarchical", c, *g), InputError) << spec << " " << c.describe();
               ++declined;
               continue;
             }
             for (const char* algo : {"hierarchical", "hierarchical[pieces=3]", "hierarchical[slices=1]",
                                      "hierarchical[shares=1]", "hierarchical[pieces=3,shares=1]",
                                      "hierarchical[direct=1]"}) {
-              Schedule s = build(algo, c, *g);
+              Schedule s = build_schedule(algo, c, *g);
               ValidationReport rep = validate(s);
               ASSERT_TRUE(rep.ok) << spec << " " << algo << " " << c.describe() << ": " << rep.summary();
               if (op == CollOp::allreduce) {
@@ -72,7 +73,7 @@ TEST(Hierarchical, ValidOnEveryLayout) {
               // A rank's own program is what it runs: the same ops as in the whole.
               if (p > 1 && count == 7) {
                 const int r = p / 2;
-                Schedule own = build(algo, c, *g, r);
+                Schedule own = build_schedule(algo, c, *g, r);
                 ASSERT_EQ(own.num_ops(r), s.num_ops(r)) << spec << " " << algo << " " << c.describe();
               }
               ++checked;
@@ -114,7 +115,7 @@ TEST(Hierarchical, LeadersFollowTheProbesRing) {
   for (CollOp op : find_algorithm("hierarchical").ops)
     for (int root : {0, 9}) {
       Collective c = make_test_collective(op, 16, has_root(op) ? root : 0, op == CollOp::barrier ? 0 : 24, 2);
-      ValidationReport rep = validate(build("hierarchical", c, *m));
+      ValidationReport rep = validate(build_schedule("hierarchical", c, *m));
       EXPECT_TRUE(rep.ok) << c.describe() << ": " << rep.summary();
     }
   // A ring that names a host twice is refused.
@@ -148,12 +149,12 @@ TEST(Hierarchical, WinsAcrossSlowSharedUplinks) {
     const CollOp op = k.op;
     const uint64_t count = op == CollOp::barrier ? 0 : op == CollOp::allgather ? k.bytes / 8 : k.bytes / 8;
     Collective c = Collective::make(op, 16, std::max<uint64_t>(count, op == CollOp::barrier ? 0 : 1), 0, 8);
-    const double hier = simulate(build("hierarchical", c, *m), *m).makespan;
+    const double hier = simulate(build_schedule("hierarchical", c, *m), *m).makespan;
     double best_flat_t = INFINITY;
     std::string best;
     for (const Algorithm* a : algorithms_for(op)) {
       if (a->composite || (op == CollOp::allreduce && !a->rank_consistent)) continue;
-      const double t = simulate(build(a->name, c, *m), *m).makespan;
+      const double t = simulate(build_schedule(a->name, c, *m), *m).makespan;
       if (t < best_flat_t) best_flat_t = t, best = a->name;
     }
     std::printf("%-10s %8llu B: hierarchical %9.3f ms, best flat %-28s %9.3f ms (%.2fx)\n", coll_op_name(op),
@@ -181,11 +182,11 @@ TEST(Hierarchical, HybridMeshesFollowTheSubnets) {
       for (int root : {0, 5, 11})
         for (uint64_t count : {1u, 7u, 1000u}) {
           Collective c = Collective::make(op, 12, count, op == CollOp::bcast ? root : 0, 8);
-          Schedule s = build(spec, c, *m);
+          Schedule s = build_schedule(spec, c, *m);
           ValidationReport rep = validate(s);
           ASSERT_TRUE(rep.ok) << spec << " " << c.describe() << ": " << rep.summary();
           EXPECT_EQ(s.algorithm, choose_algorithm(spec, op).spec());
-          Schedule own = build(spec, c, *m, 7);
+          Schedule own = build_schedule(spec, c, *m, 7);
           ASSERT_EQ(own.num_ops(7), s.num_ops(7)) << spec;
         }
     }
@@ -215,7 +216,7 @@ TEST(Hierarchical, EstimateFromPhasesIsCloseToTheSimulation) {
           std::optional<Terms> t = a.estimate(ctx, HockneyParams{0, 0, 0});
           ASSERT_TRUE(t) << spec << " " << v << " " << c.describe();
           const double est = t->fixed;
-          const double sim = simulate(build(v, c, *m), *m).makespan;
+          const double sim = simulate(build_schedule(v, c, *m), *m).makespan;
           errors.push_back(std::fabs(est - sim) / sim);
           std::printf("%-32s %-24s %-10s %8llu B  estimate %9.3f ms  simulated %9.3f ms  (%+.0f%%)\n", spec, v,
                       coll_op_name(op), (unsigned long long)bytes, est * 1e3, sim * 1e3, (est / sim - 1) * 100);
@@ -267,7 +268,7 @@ TEST(Hierarchical, SharesCrossEachUplinkAsTheClosedFormSays) {
   for (int pieces : {1, 4, 16}) {
     const Collective c = Collective::make(CollOp::allreduce, 11, M / 8, 0, 8);
     const std::string spec = pieces > 1 ? cat("hierarchical[pieces=", pieces, ",shares=1]") : "hierarchical[shares=1]";
-    const Schedule s = build(spec, c, *m);
+    const Schedule s = build_schedule(spec, c, *m);
     ASSERT_TRUE(validate(s).ok) << spec;
     const Crossing x = crossing(s, t);
     int slow = 0;
@@ -294,12 +295,12 @@ TEST(Hierarchical, SharesCrossEachUplinkAsTheClosedFormSays) {
   // Where it is priced: below the ring, whose pairs of subnets carry 4/3 of
   // the vector, and below slices=1 (allreduces of slices across subnets).
   const Collective c = Collective::make(CollOp::allreduce, 11, M / 8, 0, 8);
-  const double shares = simulate(build("hierarchical[pieces=4,shares=1]", c, *m), *m).makespan;
-  EXPECT_LT(shares, 0.95 * simulate(build("hierarchical[slices=1]", c, *m), *m).makespan);
-  EXPECT_LT(shares, 0.8 * simulate(build("ring_allreduce", c, *m), *m).makespan);
+  const double shares = simulate(build_schedule("hierarchical[pieces=4,shares=1]", c, *m), *m).makespan;
+  EXPECT_LT(shares, 0.95 * simulate(build_schedule("hierarchical[slices=1]", c, *m), *m).makespan);
+  EXPECT_LT(shares, 0.8 * simulate(build_schedule("ring_allreduce", c, *m), *m).makespan);
   // Alike uplinks: a third each, 4/3 of the vector each way (a ring's).
   ModelPtr alike = parse_model("cluster:subnets=3+3+3,up_bw=12.5MB/s,up_latency=1ms");
-  const Crossing y = crossing(build("hierarchical[pieces=2,shares=1]", Collective::make(CollOp::allreduce, 9, 3000, 0, 8), *alike),
+  const Crossing y = crossing(build_schedule("hierarchical[pieces=2,shares=1]", Collective::make(CollOp::allreduce, 9, 3000, 0, 8), *alike),
                               *alike->topology());
   for (int k = 0; k < 3; ++k) {
     EXPECT_EQ(y.out[size_t(k)], 3000u * 8 * 4 / 3) << k;

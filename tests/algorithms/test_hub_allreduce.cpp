@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "algorithms/registry.hpp"
 #include "model/profile.hpp"
 #include "model/machine_model.hpp"
@@ -22,7 +22,7 @@ using namespace hetcoll;
 namespace {
 
 double sim(const std::string& spec, const Collective& c, const MachineModel& m) {
-  return simulate(build(spec, c, m), m).makespan;
+  return simulate(build_schedule(spec, c, m), m).makespan;
 }
 
 TEST(HubAllreduce, EverySettingIsValidAndRankConsistent) {
@@ -41,7 +41,7 @@ TEST(HubAllreduce, EverySettingIsValidAndRankConsistent) {
                 const std::string spec = "hub_allreduce[hub=" + std::to_string(hub) + ",window=" +
                                          std::to_string(window) + ",chain=" + std::to_string(chain) +
                                          ",seg=" + std::to_string(seg) + "]";
-                ValidationReport rep = validate(build(spec, c, *m));
+                ValidationReport rep = validate(build_schedule(spec, c, *m));
                 ASSERT_TRUE(rep.ok) << spec << " " << c.describe() << ": " << rep.summary();
                 ASSERT_TRUE(rep.rank_consistent) << spec << " " << c.describe();
                 ++checked;
@@ -70,7 +70,7 @@ TEST(HubAllreduce, EveryRankButTheHubSendsTheVectorOnce) {
   const uint64_t v = 4096 * 8;
   Collective c = Collective::make(CollOp::allreduce, p, 4096, 0, 8);
   // Straight to the hub: each other rank sends and receives the vector once.
-  Schedule direct = build("hub_allreduce[hub=3,chain=0,seg=4096]", c, *m);
+  Schedule direct = build_schedule("hub_allreduce[hub=3,chain=0,seg=4096]", c, *m);
   Traffic t = traffic(direct);
   for (int r = 0; r < p; ++r) {
     const uint64_t expect = r == hub ? uint64_t(p - 1) * v : v;
@@ -81,7 +81,7 @@ TEST(HubAllreduce, EveryRankButTheHubSendsTheVectorOnce) {
   // Along the chain (the default): each other rank still sends the vector
   // once; the chain's first rank receives only the result, the others also
   // their predecessor's partial sums; the hub gets one stream.
-  Schedule chain = build("hub_allreduce[hub=3,seg=4096]", c, *m);
+  Schedule chain = build_schedule("hub_allreduce[hub=3,seg=4096]", c, *m);
   t = traffic(chain);
   int first = 0;
   for (int r = 0; r < p; ++r) {
@@ -97,9 +97,9 @@ TEST(HubAllreduce, EveryRankButTheHubSendsTheVectorOnce) {
 TEST(HubAllreduce, BadSettingsAreClearErrors) {
   auto m = parse_model("hockney:alpha=2us,beta=0.1ns");
   Collective c = Collective::make(CollOp::allreduce, 3, 100, 0, 4);
-  EXPECT_THROW(build("hub_allreduce[hub=3]", c, *m), InputError);
-  EXPECT_THROW(build("hub_allreduce[window=0]", c, *m), InputError);
-  EXPECT_THROW(build("hub_allreduce[seg=0]", c, *m), InputError);
+  EXPECT_THROW(build_schedule("hub_allreduce[hub=3]", c, *m), InputError);
+  EXPECT_THROW(build_schedule("hub_allreduce[window=0]", c, *m), InputError);
+  EXPECT_THROW(build_schedule("hub_allreduce[seg=0]", c, *m), InputError);
 }
 
 TEST(HubAllreduce, WinsWhereOneUplinkIsTheSlowestAndLosesWhereTheyAreAlike) {

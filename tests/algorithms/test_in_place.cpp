@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "../support/collectives.hpp"
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
 #include "schedule/validator.hpp"
@@ -20,7 +20,7 @@ namespace {
 bool valid_in_place(const std::string& algo, const Collective& c, const MachineModel& m, std::string& why) {
   ValidationOptions opt;
   for (int r = 0; r < c.nranks; ++r) opt.in_minus_out.push_back(c.in_place_offset(r));
-  ValidationReport rep = validate(build(algo, c, m), opt);
+  ValidationReport rep = validate(build_schedule(algo, c, m), opt);
   if (!rep.ok) why = rep.summary();
   return rep.ok;
 }

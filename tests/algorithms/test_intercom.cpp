@@ -13,7 +13,7 @@
 
 #include <cmath>
 
-#include "algorithms/hybrid_mesh.hpp"
+#include "algorithms/patterns/hybrid_mesh.hpp"
 #include "algorithms/registry.hpp"
 #include "model/hockney_model.hpp"
 #include "sim/simulator.hpp"

@@ -15,7 +15,7 @@
 #include "model/bound.hpp"
 #include "model/machine_model.hpp"
 #include "model/tree_packing.hpp"
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "schedule/passes.hpp"
 #include "schedule/validator.hpp"
 #include "sim/simulator.hpp"
@@ -83,7 +83,7 @@ TEST(PackedTrees, ValidOnEveryLayout) {
               for (const std::string params : {"", "[trees=1]", "[trees=3,window=1]", "[seg=3000,window=2]"}) {
                 Collective c = Collective::make(op, p, count, root, elem);
                 const std::string spec_a = std::string(algo) + params;
-                Schedule s = build(spec_a, c, *g);
+                Schedule s = build_schedule(spec_a, c, *g);
                 ValidationReport rep = validate(s);
                 ASSERT_TRUE(rep.ok) << spec << " " << spec_a << " " << c.describe() << ": " << rep.summary();
                 if (op == CollOp::allreduce) ASSERT_TRUE(rep.rank_consistent) << spec << " " << c.describe();
@@ -92,7 +92,7 @@ TEST(PackedTrees, ValidOnEveryLayout) {
                 // A rank's own program is what it runs: the same ops as in the whole.
                 if (p > 1 && count == 4096)
                   for (int r : {0, p / 2, p - 1}) {
-                    Schedule own = build(spec_a, c, *g, r);
+                    Schedule own = build_schedule(spec_a, c, *g, r);
                     ASSERT_EQ(own.num_ops(r), s.num_ops(r)) << spec << " " << spec_a << " " << c.describe();
                   }
                 ++checked;
@@ -110,7 +110,7 @@ TEST(PackedTrees, ValidOnEveryLayout) {
                              : op == CollOp::allreduce ? "packed_allreduce"
                              : op == CollOp::allgather ? "packed_allgather"
                                                        : "packed_reduce_scatter";
-          ValidationReport rep = validate(build(algo, c, *g));
+          ValidationReport rep = validate(build_schedule(algo, c, *g));
           ASSERT_TRUE(rep.ok) << spec << " " << algo << " in place: " << rep.summary();
         }
         // Uneven blocks (the v forms), some empty, the largest first.
@@ -118,10 +118,10 @@ TEST(PackedTrees, ValidOnEveryLayout) {
         for (int r = 0; r < p; ++r) counts.push_back(r % 3 == 1 ? 0 : uint64_t(9000 - 37 * r));
         for (const char* params : {"", "[trees=2,seg=2000]"}) {
           Collective v = Collective::make_v(CollOp::allgatherv, counts, 0, 8);
-          ValidationReport rep = validate(build(std::string("packed_allgather") + params, v, *g));
+          ValidationReport rep = validate(build_schedule(std::string("packed_allgather") + params, v, *g));
           ASSERT_TRUE(rep.ok) << spec << " allgatherv: " << rep.summary();
           Collective rs = Collective::make_v(CollOp::reduce_scatter, counts, 0, 8);
-          rep = validate(build(std::string("packed_reduce_scatter") + params, rs, *g));
+          rep = validate(build_schedule(std::string("packed_reduce_scatter") + params, rs, *g));
           ASSERT_TRUE(rep.ok) << spec << " reduce_scatter: " << rep.summary();
         }
       }
@@ -189,8 +189,8 @@ TEST(PackedTrees, BeatTheFlatTreesAcrossSharedUplinks) {
   Collective c = Collective::make(CollOp::bcast, 12, 1 << 20);
   SimOptions o;
   o.timeline = false;
-  const double packed = simulate(build("packed_bcast", c, *m), *m, o).makespan;
+  const double packed = simulate(build_schedule("packed_bcast", c, *m), *m, o).makespan;
   for (const char* flat : {"binomial_tree", "chain_bcast", "scatter_collect", "knomial_bcast[k=4]"})
-    EXPECT_LT(packed, simulate(build(flat, c, *m), *m, o).makespan) << flat;
+    EXPECT_LT(packed, simulate(build_schedule(flat, c, *m), *m, o).makespan) << flat;
   EXPECT_LT(packed, 1.6 * lower_bound(c, *m).time);
 }

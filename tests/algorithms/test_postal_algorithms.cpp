@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "algorithms/postal_math.hpp"
+#include "algorithms/patterns/postal_math.hpp"
 #include "algorithms/registry.hpp"
 #include "model/postal_model.hpp"
 #include "schedule/validator.hpp"

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "algorithms/postal_math.hpp"
+#include "algorithms/patterns/postal_math.hpp"
 #include "util/error.hpp"
 
 using namespace hetcoll;

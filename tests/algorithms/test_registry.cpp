@@ -2,7 +2,7 @@
 // spec that rebuilds the same schedule.
 #include <gtest/gtest.h>
 
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
 #include "schedule/validator.hpp"
@@ -28,8 +28,8 @@ TEST(Registry, ScheduleNameIsASpecThatRebuildsIt) {
     for (auto& a : registry())
       for (CollOp op : a.ops) {
         Collective c = Collective::make(op, 11, 6, 3, 4);
-        Schedule s = build(a.name, c, *m);
-        Schedule again = build(s.algorithm, c, *m);
+        Schedule s = build_schedule(a.name, c, *m);
+        Schedule again = build_schedule(s.algorithm, c, *m);
         EXPECT_EQ(again.algorithm, s.algorithm);
         EXPECT_EQ(to_text(again), to_text(s)) << a.name << " on " << model_spec;
       }
@@ -42,7 +42,7 @@ TEST(Registry, RankConsistencyFlagMatchesTheValidator) {
     if (!a.supports(CollOp::allreduce)) continue;
     bool consistent = true;
     for (int n : {2, 3, 5, 8, 13}) {
-      auto rep = validate(build(a.name, Collective::make(CollOp::allreduce, n, 4, 0, 8), *m));
+      auto rep = validate(build_schedule(a.name, Collective::make(CollOp::allreduce, n, 4, 0, 8), *m));
       ASSERT_TRUE(rep.ok) << a.name << ": " << rep.summary();
       consistent = consistent && rep.rank_consistent;
     }
@@ -55,7 +55,7 @@ TEST(Registry, ClearErrors) {
   Collective c = Collective::make(CollOp::bcast, 4, 8);
   auto expect_error = [&](const std::string& spec, const std::string& what) {
     try {
-      build(spec, c, *m);
+      build_schedule(spec, c, *m);
       FAIL() << spec;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
@@ -80,12 +80,12 @@ TEST(Registry, ClearErrors) {
 TEST(Registry, ExtremeParametersStayBounded) {
   auto m = parse_model("hockney:alpha=1us,beta=1ns");
   Collective a2a = Collective::make(CollOp::alltoall, 5, 8);
-  Schedule huge = build("bruck_alltoall[k=1073741824]", a2a, *m);
-  EXPECT_EQ(huge.message_count(), build("bruck_alltoall[k=5]", a2a, *m).message_count());
+  Schedule huge = build_schedule("bruck_alltoall[k=1073741824]", a2a, *m);
+  EXPECT_EQ(huge.message_count(), build_schedule("bruck_alltoall[k=5]", a2a, *m).message_count());
   EXPECT_TRUE(validate(huge).ok);
   Collective ag = Collective::make(CollOp::allgather, 5, 8);
-  EXPECT_TRUE(validate(build("bruck_allgather[k=1073741824]", ag, *m)).ok);
-  EXPECT_THROW(build("hybrid_allreduce[mesh=4x25x13x41x61x1321:SSSSSSCCCCCC]",
+  EXPECT_TRUE(validate(build_schedule("bruck_allgather[k=1073741824]", ag, *m)).ok);
+  EXPECT_THROW(build_schedule("hybrid_allreduce[mesh=4x25x13x41x61x1321:SSSSSSCCCCCC]",
                         Collective::make(CollOp::allreduce, 4, 8), *m),
                InputError);
 }
@@ -95,7 +95,7 @@ TEST(Registry, ZeroBytesGiveAnEmptySchedule) {
   for (auto& a : registry())
     for (CollOp op : a.ops) {
       if (op == CollOp::barrier) continue;  // its messages are empty by nature
-      Schedule s = build(a.name, Collective::make(op, 6, 0), *m);
+      Schedule s = build_schedule(a.name, Collective::make(op, 6, 0), *m);
       EXPECT_EQ(s.total_ops(), 0u) << a.name;
       EXPECT_TRUE(validate(s).ok);
     }

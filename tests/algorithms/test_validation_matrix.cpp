@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/collectives.hpp"
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
 #include "schedule/passes.hpp"
@@ -52,7 +52,7 @@ TEST_P(Matrix, EveryCaseIsValid) {
               for (auto& v : a.variants(c, *hockney)) specs.push_back(v);
             for (auto& spec : specs) {
               for (const MachineModel* m : {hockney.get(), postal.get()}) {
-                Schedule s = build(spec, c, *m);
+                Schedule s = build_schedule(spec, c, *m);
                 ValidationReport rep = validate(s);
                 ASSERT_TRUE(rep.ok) << spec << " " << c.describe() << " variant " << variant << " on " << m->spec()
                                     << ": " << rep.summary();

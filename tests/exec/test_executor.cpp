@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "../support/collectives.hpp"
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "algorithms/registry.hpp"
 #include "exec/executor.hpp"
 #include "schedule/passes.hpp"
@@ -110,7 +110,7 @@ void run_case(const std::string& algo, const Collective& c, const MachineModel& 
   for (int r = 0; r < p; ++r)
     threads.emplace_back([&, r] {
       try {
-        Schedule s = build(algo, c, model, r);  // this rank's program only
+        Schedule s = build_schedule(algo, c, model, r);  // this rank's program only
         if (optimized) s = optimize_for_execution(s);
         Bytes tmp(s.tmp_bytes(r) + 1);
         ReduceFn k = is_reduction(c.op) ? reduce_kernel(ReduceOp::sum, int_type(c.elem_size)) : nullptr;
@@ -180,7 +180,7 @@ void run_in_place(const Algorithm& a, Collective c, const MachineModel& model, c
   for (int r = 0; r < p; ++r)
     threads.emplace_back([&, r] {
       try {
-        Schedule s = build(algo, c, model, r);
+        Schedule s = build_schedule(algo, c, model, r);
         Bytes tmp(s.tmp_bytes(r) + 1), aside;
         Bindings bind{in[size_t(r)].data(), out[size_t(r)].data(), tmp.data()};
         if (c.in_place_offset(r)) {
@@ -278,9 +278,9 @@ TEST(Executor, OneRankProgramsEqualTheFullSchedule) {
     for (CollOp op : a.ops)
       for (int p : {5, 12}) {
         Collective c = make_test_collective(op, p, p - 1, 999, 2);
-        Schedule full = build(a.name, c, *model);
+        Schedule full = build_schedule(a.name, c, *model);
         for (int r = 0; r < p; ++r) {
-          Schedule mine = build(a.name, c, *model, r);
+          Schedule mine = build_schedule(a.name, c, *model, r);
           ASSERT_EQ(mine.num_ops(r), full.num_ops(r)) << a.name << " rank " << r;
           EXPECT_EQ(mine.tmp_bytes(r), full.tmp_bytes(r)) << a.name << " rank " << r;
           for (size_t i = 0; i < full.num_ops(r); ++i) {
@@ -309,7 +309,7 @@ INSTANTIATE_TEST_SUITE_P(Registry, Executor, ::testing::ValuesIn(all_names()),
 TEST(ExecutorCompile, FoldsInputCopiesIntoReductions) {
   auto model = parse_model("hockney:alpha=2us,beta=0.1ns,gamma=0.05ns");
   auto fused = [&](const std::string& algo, Collective c, int rank, bool forward) {
-    Schedule s = build(algo, c, *model, rank);
+    Schedule s = build_schedule(algo, c, *model, rank);
     if (forward) s = forward_input_copies(s);
     return compile(s, rank, 1 << 15, 1).fused_copies;
   };
@@ -378,7 +378,7 @@ TEST(ExecutorSendPort, SendsLeaveInProgramOrderWithAtMostPortsInFlight) {
       for (int r = 0; r < p; ++r)
         threads.emplace_back([&, r] {
           try {
-            Schedule s = optimize_for_execution(build(algo, c, *model, r));
+            Schedule s = optimize_for_execution(build_schedule(algo, c, *model, r));
             ExecProgram prog = compile(s, r, fabric.endpoint(r).tag_limit(), ports);
             for (uint32_t i : prog.sends) expected[r].push_back({prog.ops[i].peer, prog.tag[i]});
             Bytes in(c.in_bytes(r) + 1), out(c.out_bytes(r) + 1), tmp(s.tmp_bytes(r) + 1);
@@ -444,7 +444,7 @@ TEST(ExecutorNonBlocking, ManyRunsOfEveryRankAdvancedByOneThread) {
             for (uint64_t i = 0; i < o->out[size_t(root)].size(); ++i) o->out[size_t(root)][i] = pattern(root + int(batch.size()), i);
           try {
             for (int r = 0; r < p; ++r)
-              o->prog.push_back(compile(optimize_for_execution(build(a.name, c, *model, r)), r, 32768));
+              o->prog.push_back(compile(optimize_for_execution(build_schedule(a.name, c, *model, r)), r, 32768));
           } catch (const InputError&) {
             continue;  // the algorithm does not take this call (its constraints)
           }

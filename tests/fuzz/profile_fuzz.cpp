@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "exec/executor.hpp"
 #include "model/machine_model.hpp"
 #include "plan/planner.hpp"
@@ -146,7 +146,7 @@ TEST(ProfileFuzz, RefusedWithTheFileAndFieldOrPlannedWithinBounds) {
             Planner planner(model);
             const Decision d = planner.decide(c);
             if (!d.native()) {
-              const Schedule s = optimize_for_execution(build(d.choice, c, *planner.model_for({}, 16), 0));
+              const Schedule s = optimize_for_execution(build_schedule(d.choice, c, *planner.model_for({}, 16), 0));
               (void)compile(s, 0, 1 << 23, planner.model().send_ports());
             }
           } catch (const std::exception& ex) {

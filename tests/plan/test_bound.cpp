@@ -10,7 +10,7 @@
 
 #include "algorithms/registry.hpp"
 #include "model/bound.hpp"
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "sim/simulator.hpp"
 #include "util/error.hpp"
 
@@ -120,7 +120,7 @@ TEST(Bound, NoScheduleBeatsIt) {
         for (const Algorithm* a : algorithms_for(op)) {
           Schedule s;
           try {
-            s = build(a->name, c, *gm, -1, 2000000);
+            s = build_schedule(a->name, c, *gm, -1, 2000000);
           } catch (const std::exception&) {
             continue;  // does not fit the call, or too large
           }

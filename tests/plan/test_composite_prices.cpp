@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "plan/build_schedule.hpp"
 #include "plan/phase_choice.hpp"
 #include "plan/planner.hpp"
 #include "sim/simulator.hpp"
@@ -34,7 +35,7 @@ std::optional<Priced> price(const std::string& spec, const Collective& c, const 
   if (!t) return std::nullopt;
   SimOptions o;
   o.timeline = false;
-  const double s = simulate(build(spec, c, m, -1, kMaxScheduleOps), m, o).makespan;
+  const double s = simulate(build_schedule(spec, c, m, -1, kMaxScheduleOps), m, o).makespan;
   return Priced{cat(spec, " ", coll_op_name(c.op), " p=", c.nranks, " ", c.size_bytes(), " B on ", m.spec().substr(0, 40)),
                 t->fixed, s, t->rough || !ch.algorithm->composite};
 }

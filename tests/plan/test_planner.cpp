@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "../support/collectives.hpp"
-#include "algorithms/postal_math.hpp"
+#include "algorithms/patterns/postal_math.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
 #include "plan/planner.hpp"

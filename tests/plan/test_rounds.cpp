@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "plan/build_schedule.hpp"
 #include "plan/phase_choice.hpp"
 #include "plan/planner.hpp"
 #include "sim/rounds.hpp"
@@ -28,7 +29,7 @@ std::optional<double> rounds_of(const AlgorithmChoice& ch, const Collective& c, 
 double simulated(const std::string& spec, const Collective& c, const MachineModel& m) {
   SimOptions o;
   o.timeline = false;
-  return simulate(build(spec, c, m, -1, kMaxScheduleOps), m, o).makespan;
+  return simulate(build_schedule(spec, c, m, -1, kMaxScheduleOps), m, o).makespan;
 }
 
 }  // namespace

@@ -21,6 +21,34 @@ def test_every_algorithm_has_a_row():
         assert f"| `{a['name']}` |" in text
 
 
+HEADERS = DOCS.parent / "scripts" / "algorithm_headers.py"
+
+
+def test_each_algorithm_files_cost_line_is_its_registered_cost(tmp_path):
+    """An algorithm's cost is written once (a.cost); its file's opening block
+    says it in a `// Cost:` line that scripts/algorithm_headers.py holds to it.
+    A block edited by hand is named, and --write mends it."""
+    import shutil
+    import subprocess
+    import sys
+
+    def check(root, *args):
+        p = subprocess.run([sys.executable, str(HEADERS), *args, str(root)], capture_output=True, text=True)
+        return p.returncode, p.stdout
+
+    code, out = check(DOCS.parent)
+    assert code == 0, out
+    shutil.copytree(DOCS.parent / "src" / "algorithms", tmp_path / "src" / "algorithms")
+    ring = tmp_path / "src" / "algorithms" / "allgather" / "bucket_collect.cpp"
+    text = ring.read_text()
+    assert "// Cost: (p-1) alpha + (p-1)/p n beta\n" in text
+    ring.write_text(text.replace("// Cost: (p-1) alpha + (p-1)/p n beta", "// Cost: (p-1)(alpha + n beta)"))
+    code, out = check(tmp_path)
+    assert code == 1 and "src/algorithms/allgather/bucket_collect.cpp: its opening block's Cost line" in out
+    assert check(tmp_path, "--write")[0] == 0
+    assert ring.read_text() == text and check(tmp_path)[0] == 0
+
+
 def test_selection_md_is_current():
     assert (DOCS / "selection.md").read_text() == selection_markdown(), \
         "regenerate: python -m hetcoll.crossovers > docs/selection.md"

@@ -40,11 +40,11 @@ def test_an_include_from_a_lower_layer_to_a_higher_one_is_named(tmp_path):
 
 def test_the_two_top_folders_may_not_include_each_other(tmp_path):
     root = copy_tree(tmp_path)
-    probe = root / "src" / "measure" / "probe.cpp"
+    probe = root / "src" / "measure" / "probe" / "main.cpp"
     probe.write_text('#include "bindings/core_module.cpp"\n' + probe.read_text())
     code, out = run(root)
     assert code == 1
-    assert 'src/measure/probe.cpp:1: measure includes "bindings/core_module.cpp" of bindings, a layer beside it' in out
+    assert 'src/measure/probe/main.cpp:1: measure includes "bindings/core_module.cpp" of bindings, a layer beside it' in out
 
 
 def test_a_folder_in_no_layer_and_an_include_from_nowhere_are_refused(tmp_path):

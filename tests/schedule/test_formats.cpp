@@ -1,7 +1,7 @@
 // Text and JSON forms round-trip exactly; malformed input gives a clear error.
 #include <gtest/gtest.h>
 
-#include "plan/phase_choice.hpp"
+#include "plan/build_schedule.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
 #include "schedule/builder.hpp"
@@ -39,7 +39,7 @@ TEST(Formats, RoundTripEveryRegisteredAlgorithm) {
     for (CollOp op : a.ops)
       for (int n : {1, 5, 13}) {
         Collective c = Collective::make(op, n, 12, n > 1 ? 1 : 0, 4);
-        Schedule s = build(a.name, c, *model);
+        Schedule s = build_schedule(a.name, c, *model);
         std::string text = to_text(s);
         Schedule t = from_text(text);
         expect_same(s, t);

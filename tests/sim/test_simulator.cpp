@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "algorithms/broadcast_trees.hpp"
-#include "algorithms/primitives.hpp"
+#include "algorithms/patterns/broadcast_trees.hpp"
+#include "algorithms/patterns/primitives.hpp"
 #include "algorithms/registry.hpp"
 #include "model/heterogeneous_model.hpp"
 #include "model/machine_model.hpp"

@@ -1,5 +1,5 @@
 // hierarchical, allgather(v): up, among the leaders and down; or across to counterparts (direct=1).
-// The algorithm as a whole: algorithms/hierarchical.cpp.
+// The algorithm as a whole: algorithms/hierarchical/hierarchical.cpp.
 #include "algorithms/hierarchical/phases.hpp"
 
 namespace hetcoll::hierarchical {
@@ -74,8 +74,7 @@ Schedule allgather(const GenContext& ctx) {
     order.insert(order.end(), subnet_order[size_t(s)].begin(), subnet_order[size_t(s)].end());
   }
   const uint64_t total = bytes_of(order);
-  std::vector<uint64_t> at(order.size(), 0);  // where order[i]'s block lies in the staging
-  for (size_t i = 1; i < order.size(); ++i) at[i] = at[i - 1] + blocks.len[size_t(order[i - 1])];
+  const std::vector<uint64_t> at = offsets_in_order(blocks, order);  // where order[i]'s block lies in the staging
   std::vector<Slice> all(static_cast<size_t>(p));
   if (L.top.size() > 1) {
     Collective sub = Collective::make_v(CollOp::allgatherv, counts, 0, c.elem_size);

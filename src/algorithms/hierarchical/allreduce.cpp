@@ -1,5 +1,5 @@
 // hierarchical, allreduce: up and down the levels in pieces; by slices (slices=1); by shares sized to the uplinks (shares=1).
-// The algorithm as a whole: algorithms/hierarchical.cpp.
+// The algorithm as a whole: algorithms/hierarchical/hierarchical.cpp.
 #include "algorithms/hierarchical/phases.hpp"
 
 namespace hetcoll::hierarchical {

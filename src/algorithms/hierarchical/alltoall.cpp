@@ -1,5 +1,5 @@
 // hierarchical, alltoall: blocks through the leaders of hosts and subnets.
-// The algorithm as a whole: algorithms/hierarchical.cpp.
+// The algorithm as a whole: algorithms/hierarchical/hierarchical.cpp.
 #include "algorithms/hierarchical/phases.hpp"
 
 namespace hetcoll::hierarchical {

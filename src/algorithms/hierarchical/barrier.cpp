@@ -1,5 +1,5 @@
 // hierarchical, barrier: in and out of the levels; or across to counterparts (direct=1).
-// The algorithm as a whole: algorithms/hierarchical.cpp.
+// The algorithm as a whole: algorithms/hierarchical/hierarchical.cpp.
 #include "algorithms/hierarchical/phases.hpp"
 
 namespace hetcoll::hierarchical {

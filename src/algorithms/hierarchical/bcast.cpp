@@ -1,5 +1,5 @@
 // hierarchical, bcast: the vector down the levels, pipelined in pieces.
-// The algorithm as a whole: algorithms/hierarchical.cpp.
+// The algorithm as a whole: algorithms/hierarchical/hierarchical.cpp.
 #include "algorithms/hierarchical/phases.hpp"
 
 namespace hetcoll::hierarchical {

@@ -1,17 +1,17 @@
 // The phase machinery the hierarchical collectives share; one collective a
 // file beside it (bcast.cpp, reduce.cpp, allreduce.cpp, gather_scatter.cpp,
 // allgather.cpp, reduce_scatter.cpp, scan.cpp, barrier.cpp, alltoall.cpp).
-// algorithms/hierarchical.cpp describes the algorithm, registers it and
-// prices it; the levels and phases: algorithms/hierarchy.hpp.
+// algorithms/hierarchical/hierarchical.cpp describes the algorithm, registers it and
+// prices it; the levels and phases: algorithms/patterns/levels.hpp.
 #pragma once
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "algorithms/all.hpp"
-#include "algorithms/broadcast_trees.hpp"
-#include "algorithms/common.hpp"
-#include "algorithms/hierarchy.hpp"
+#include "algorithms/patterns/broadcast_trees.hpp"
+#include "algorithms/patterns/common.hpp"
+#include "algorithms/patterns/levels.hpp"
 
 namespace hetcoll::hierarchical {
 

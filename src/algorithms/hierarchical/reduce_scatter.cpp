@@ -1,5 +1,5 @@
 // hierarchical, reduce_scatter(_block): combined up the levels, shares scattered down.
-// The algorithm as a whole: algorithms/hierarchical.cpp.
+// The algorithm as a whole: algorithms/hierarchical/hierarchical.cpp.
 #include "algorithms/hierarchical/phases.hpp"
 
 namespace hetcoll::hierarchical {
@@ -19,8 +19,7 @@ Schedule reduce_scatter(const GenContext& ctx) {
   auto len = [&](int r) { return blocks.len[size_t(r)]; };
   const uint64_t all = blocks.span(0, p);
   const std::vector<int> order = level_order(L);
-  std::vector<uint64_t> at(order.size(), 0);  // where order[i]'s block lies in level order
-  for (size_t i = 1; i < order.size(); ++i) at[i] = at[i - 1] + len(order[i - 1]);
+  const std::vector<uint64_t> at = offsets_in_order(blocks, order);  // where order[i]'s block lies in level order
   // The permuted input of every rank.
   std::vector<Slice> partial(static_cast<size_t>(p));
   for (int r = 0; r < p; ++r) {

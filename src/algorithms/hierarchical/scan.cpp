@@ -1,5 +1,5 @@
 // hierarchical, scan and exscan: prefixes inside the levels, then across them.
-// The algorithm as a whole: algorithms/hierarchical.cpp.
+// The algorithm as a whole: algorithms/hierarchical/hierarchical.cpp.
 #include "algorithms/hierarchical/phases.hpp"
 
 namespace hetcoll::hierarchical {
