@@ -85,6 +85,13 @@ using RoundsOf = std::vector<Round> (*)(const GenContext&);
 using Variants = std::vector<std::string> (*)(const Collective&, const MachineModel&);
 
 struct Algorithm {
+  Algorithm() = default;
+  // An algorithm described: `Algorithm a{"name", {CollOp::…}, description,
+  // steps, bytes, cost, source};`, the rest set after.
+  Algorithm(std::string name_, std::vector<CollOp> ops_, std::string description_, std::string steps_,
+            std::string bytes_, std::string cost_, std::string source_)
+      : name(std::move(name_)), ops(std::move(ops_)), description(std::move(description_)), steps(std::move(steps_)),
+        bytes(std::move(bytes_)), cost(std::move(cost_)), source(std::move(source_)) {}
   std::string name;
   std::vector<CollOp> ops;   // collectives it implements
   std::string description;   // one line: what it does

@@ -16,7 +16,7 @@ struct Terms {
   double alpha = 0, beta = 0, gamma = 0;
   uint64_t messages = 0;  // all messages of the schedule, when the closed form knows (0: unknown)
   // Model time that is no multiple of α, β or γ: estimates of trees on the
-  // postal view of the model (postal_estimate in algorithms/common.hpp).
+  // postal view of the model (postal_estimate in algorithms/patterns/common.hpp).
   double fixed = 0;
   // `fixed` is the exact time on the postal model (a tree whose postal
   // time the paper states: binomial, λ-tree, star), not an estimate there.

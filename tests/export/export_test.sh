@@ -44,10 +44,15 @@ traffic() {  # MCA-ARGS... -- OP COUNT: the internal messages per pair, sorted
   local mca=()
   while [[ $1 != -- ]]; do mca+=("$1"); shift; done
   shift
-  # (the monitoring table goes to stdout at MPI_Finalize)
-  "${ompirun[@]}" --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 1 "${mca[@]}" \
+  # The monitoring table, a file per rank written at MPI_Finalize (on
+  # stdout, a rank's last lines could be lost on a busy machine: mpirun
+  # forwards output as the ranks exit).
+  rm -f "$work"/mon.*.prof
+  "${ompirun[@]}" --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3 \
+    --mca pml_monitoring_filename "$work/mon" "${mca[@]}" \
     "$work/probe" "$@" >"$work/out" 2>"$work/err" || fail "$* under ${mca[*]}: $(cat "$work/err")"
-  awk -F'\t' '$1 == "I" {print $2, $3, $4, $5}' "$work/out" | sort
+  [[ $(ls "$work"/mon.*.prof 2>/dev/null | wc -l) -eq 4 ]] || fail "$* under ${mca[*]}: not every rank wrote its table"
+  cat "$work"/mon.*.prof | awk -F'\t' '$1 == "I" {print $2, $3, $4, $5}' | sort
 }
 differs=0
 for case in "allreduce 2 100 8" "allreduce 2 10000 8" "bcast 7 1000 1" "bcast 7 300000 1"; do

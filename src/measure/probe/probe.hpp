@@ -54,7 +54,7 @@
 // by theme: pairs.cpp (2-4), sharing.cpp (4b backplane, 4c sharing),
 // links.cpp (flows at once, groups' links, 4e subnet links), racks.cpp
 // (4d racks, pods), declared.cpp (--topology), hosts.cpp (5-8);
-// profile_writer.cpp assembles and writes the profile (rank 0).
+// build_profile.cpp assembles and writes the profile (rank 0).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -161,7 +161,7 @@ class Probe {
   void shared_memory();
   void kernels();
   void lambda_experiments();
-  // profile_writer.cpp (rank 0): the profile from every phase, written.
+  // build_profile.cpp (rank 0): the profile from every phase, written.
   int write_profile();
   void host_rows(Profile& p);
   void pair_classes(Profile& p, std::string& unmeasured);
