@@ -5,14 +5,14 @@
 # machine (Open MPI, shared memory), as hetcoll runs and with
 # HETCOLL_DISABLE=1; then, in SimGrid, the same at 16 and 64 ranks on
 # the 8-subnet platform (network time only: SMPI does not count computing).
-# Writes docs/bench/comm_setup.json and prints the table of docs/results.md.
+# Writes bench/results/mpi/comm_setup.json and prints the table of docs/results.md.
 # REPS (default 31) repetitions each.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 if [[ $(id -u) -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 reps="${REPS:-31}"
-mkdir -p docs/bench
-out=docs/bench/comm_setup.json
+mkdir -p bench/results/mpi
+out=bench/results/mpi/comm_setup.json
 {
   echo "["
   first=1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Do two versions decide alike? Builds hetcoll_core of REV (default: HEAD) in
-# a temporary worktree and of the working tree, links bench/decision_dump.cpp
+# a temporary worktree and of the working tree, links scripts/decision_dump.cpp
 # against each, and compares every decision (algorithm, predicted time,
 # runner-up) over its matrix. Exit 0 when identical; else counts what
 # differs (the algorithm chosen, its prediction, the runner-up) and prints
@@ -16,7 +16,7 @@ for side in old new; do
   src="$tmp/old"; [[ $side == new ]] && src="$PWD"
   cmake -S "$src" -B "$tmp/build-$side" -G Ninja -DHETCOLL_MPI=OFF -DHETCOLL_PYTHON=OFF >/dev/null
   ninja -C "$tmp/build-$side" hetcoll_core >/dev/null
-  g++ -O2 -std=c++17 -I "$src/src" -I "$src/include" bench/decision_dump.cpp "$tmp/build-$side/libhetcoll_core.a" \
+  g++ -O2 -std=c++17 -I "$src/src" -I "$src/include" scripts/decision_dump.cpp "$tmp/build-$side/libhetcoll_core.a" \
     -o "$tmp/dump-$side" -lpthread
   "$tmp/dump-$side" > "$tmp/$side.txt"
 done

@@ -110,15 +110,16 @@ Field<T> real(const char* key, double T::*m, double lo, double hi, bool optional
   return f;
 }
 template <class T>
-Field<T> whole(const char* key, int T::*m, double lo, double hi, double (*hi_of)(const Profile&) = nullptr) {
+Field<T> whole(const char* key, int T::*m, double lo, double hi, double (*hi_of)(const Profile&) = nullptr,
+               bool optional = false) {
   Field<T> f{key};
-  f.whole = m, f.lo = lo, f.hi = hi, f.hi_of = hi_of;
+  f.whole = m, f.lo = lo, f.hi = hi, f.hi_of = hi_of, f.optional = optional;
   return f;
 }
 template <class T>
-Field<T> big(const char* key, uint64_t T::*m, double lo, double hi) {
+Field<T> big(const char* key, uint64_t T::*m, double lo, double hi, bool optional = false) {
   Field<T> f{key};
-  f.big = m, f.lo = lo, f.hi = hi;
+  f.big = m, f.lo = lo, f.hi = hi, f.optional = optional;
   return f;
 }
 template <class T>
@@ -128,9 +129,9 @@ Field<T> text(const char* key, std::string T::*m, size_t longest, bool optional 
   return f;
 }
 template <class T>
-Field<T> flag(const char* key, bool T::*m) {
+Field<T> flag(const char* key, bool T::*m, bool optional = false) {
   Field<T> f{key};
-  f.flag = m;
+  f.flag = m, f.optional = optional;
   return f;
 }
 template <class T>

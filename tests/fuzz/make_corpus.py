@@ -35,7 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BASES = {
-    "one_host": ROOT / "docs/bench/profile_p4.json",
+    "one_host": ROOT / "bench/results/mpi/profile_p4.json",
     "netns": ROOT / "bench/results/netns/profile.json",
     "three_subnets": ROOT / "bench/results/smpi_harness/profiles/three_subnets.json",
 }

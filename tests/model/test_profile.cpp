@@ -8,6 +8,7 @@
 
 #include "model/fit.hpp"
 #include "model/profile.hpp"
+#include "model/profile_fields.hpp"
 #include "model/subnets.hpp"
 #include "model/profile_model.hpp"
 #include "plan/planner.hpp"
@@ -356,6 +357,69 @@ TEST(Profile, OptionalFieldsOfOlderProfilesAndTheirBounds) {
   std::string no_timing = profile_to_json(p);
   no_timing.erase(no_timing.find("\"timing\""), no_timing.find(',', no_timing.find("\"timing\"")) + 1 - no_timing.find("\"timing\""));
   EXPECT_EQ(parse_profile(no_timing).tuned[0].entries[0].timing, "Fig. 2");
+}
+
+// Every kind of field can be optional (docs/architecture.md: a profile
+// field): absent, it keeps the value it had; present, it is read and its
+// range held; a field that is not optional must be there.
+TEST(Profile, EveryKindOfFieldCanBeOptional) {
+  using namespace profile_io;
+  struct Row {
+    double real = -1;
+    int whole = -1;
+    uint64_t big = 7;
+    std::string text = "unset";
+    bool flag = true;
+  };
+  const std::vector<Field<Row>> optional_fields = {
+      real<Row>("r", &Row::real, 0, 10, true), whole<Row>("w", &Row::whole, 0, 10, nullptr, true),
+      big<Row>("b", &Row::big, 0, 1e13, true), text<Row>("t", &Row::text, 8, true),
+      flag<Row>("f", &Row::flag, true)};
+  const Profile none;
+  auto read = [&](const std::string& json, const std::vector<Field<Row>>& fields) {
+    const json::Document d(json);
+    Row x;
+    read_fields(Reader(d.root(), "row"), x, fields, none);
+    return x;
+  };
+  const Row absent = read("{}", optional_fields);
+  EXPECT_EQ(absent.real, -1);
+  EXPECT_EQ(absent.whole, -1);
+  EXPECT_EQ(absent.big, 7u);
+  EXPECT_EQ(absent.text, "unset");
+  EXPECT_TRUE(absent.flag);
+  // Written and read back.
+  Row set{2.5, 3, uint64_t(1) << 40, "x", false};
+  ojson o;
+  write_fields(o, set, optional_fields);
+  const Row back = read(o.dump(), optional_fields);
+  EXPECT_EQ(back.real, 2.5);
+  EXPECT_EQ(back.whole, 3);
+  EXPECT_EQ(back.big, uint64_t(1) << 40);
+  EXPECT_EQ(back.text, "x");
+  EXPECT_FALSE(back.flag);
+  // Present, each is held to its range and kind.
+  auto refused = [&](const std::string& json, const char* what) {
+    try {
+      read(json, optional_fields);
+      ADD_FAILURE() << json << " was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused(R"({"w": 11})", "row.w");
+  refused(R"({"w": 1.5})", "row.w");
+  refused(R"({"b": -1})", "row.b");
+  refused(R"({"t": "too long for it"})", "row.t");
+  refused(R"({"f": 1})", "row.f");
+  // Not optional: absent is refused, naming it.
+  const std::vector<Field<Row>> required = {whole<Row>("w", &Row::whole, 0, 10)};
+  try {
+    read("{}", required);
+    ADD_FAILURE() << "a required field was not asked for";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"w\""), std::string::npos) << e.what();
+  }
 }
 
 TEST(ProfileModel, APairThatTookTurnsTakesTurnsOnItsConnection) {
