@@ -5,7 +5,12 @@
 // checked against the exact answer (doubles holding small integers, so any
 // order of combining gives the same bits). testbed/smpi/harness.py runs it.
 //
-//   smpi_bench OP SIZE[,SIZE...] [--hetcoll]
+//   smpi_bench OP SIZE[,SIZE...] [--hetcoll] [--calls N [--no-native]]
+//
+// --calls N: a job's view instead — N calls in a row of each (native, then
+// hetcoll's; --no-native: hetcoll's only), each timed from a common start,
+// and the algorithm each hetcoll call ran: what HETCOLL_LEARN learns from
+// (testbed/smpi/learning.py).
 //
 // OP: bcast reduce allreduce allgather gather scatter alltoall
 // reduce_scatter_block barrier. SIZE: bytes of the vector (bcast, reduce,
@@ -111,31 +116,37 @@ struct Call {
              : MPI_Reduce_scatter_block(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, w);
     else if (op == "barrier") native ? PMPI_Barrier(w) : MPI_Barrier(w);
   }
-  // From a common start to the last rank's end, the minimum of two after
-  // an untimed call; whether every rank's result was right. SimGrid's clock
-  // is global: every rank sleeps until the same instant, past the latest
-  // exit from the barrier, so no rank starts late (what the simulator
-  // prices: all ranks start at 0).
+  // One call from a common start to the last rank's end; ok is false when
+  // some rank's result was wrong. SimGrid's clock is global: every rank
+  // sleeps until the same instant, past the latest exit from the barrier,
+  // so no rank starts late (what the simulator prices: all ranks start at 0).
+  double started = 0;  // the last call's common start (simulated seconds)
+  double once(bool native, bool& ok) {
+    fill();
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double now = MPI_Wtime(), start = 0;
+    PMPI_Allreduce(&now, &start, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    start += 0.5;  // past the allreduce's own end on every rank
+    smpi_usleep(useconds_t((start - MPI_Wtime()) * 1e6));
+    while (MPI_Wtime() < start) smpi_usleep(1);
+    started = start;
+    run(native);
+    const double local = MPI_Wtime() - start;
+    double slowest = 0;
+    PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    const std::vector<double> e = expected();
+    int mine = std::equal(e.begin(), e.end(), out.begin()), all = 0;
+    PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    ok = ok && all;
+    return slowest;
+  }
+  // The minimum of two calls after an untimed one.
   double timed(bool native, bool& ok) {
     double best = 1e300;
     ok = true;
     for (int rep = 0; rep < 3; ++rep) {
-      fill();
-      PMPI_Barrier(MPI_COMM_WORLD);
-      double now = MPI_Wtime(), start = 0;
-      PMPI_Allreduce(&now, &start, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      start += 0.5;  // past the allreduce's own end on every rank
-      smpi_usleep(useconds_t((start - MPI_Wtime()) * 1e6));
-      while (MPI_Wtime() < start) smpi_usleep(1);
-      run(native);
-      const double local = MPI_Wtime() - start;
-      double slowest = 0;
-      PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      if (rep > 0) best = std::min(best, slowest);
-      const std::vector<double> e = expected();
-      int mine = std::equal(e.begin(), e.end(), out.begin()), all = 0;
-      PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-      ok = ok && all;
+      const double t = once(native, ok);
+      if (rep > 0) best = std::min(best, t);
     }
     return best;
   }
@@ -177,6 +188,43 @@ double predict(const std::string& algo, const hetcoll::Collective& c, const std:
   }
 }
 
+// --calls: N calls of each in a row (native's unless --no-native, then
+// hetcoll's), every time, start (simulated seconds: a platform's links may
+// change with time) and hetcoll's algorithm; one JSON object on rank 0.
+// Returns 1 when a result was wrong.
+int job_view(Call& call, size_t bytes, int calls, bool with_native, bool with_hetcoll) {
+  bool ok = true;
+  std::vector<double> native, native_at, mine, mine_at;
+  std::vector<std::string> used;
+  for (int i = 0; with_native && i < calls; ++i) {
+    native.push_back(call.once(true, ok));
+    native_at.push_back(call.started);
+  }
+  for (int i = 0; with_hetcoll && i < calls; ++i) {
+    mine.push_back(call.once(false, ok));
+    mine_at.push_back(call.started);
+    char name[256] = "";
+    hetcoll_last_algorithm(MPI_COMM_WORLD, name, sizeof name);
+    used.emplace_back(*name ? name : "native");
+  }
+  if (call.rank == 0) {
+    auto list = [](const std::vector<double>& v) {
+      std::string s;
+      char b[32];
+      for (double x : v) std::snprintf(b, sizeof b, "%.9g", x), s += (s.empty() ? "" : ", ") + std::string(b);
+      return s;
+    };
+    std::string names;
+    for (const std::string& u : used) names += (names.empty() ? "\"" : ", \"") + u + "\"";
+    std::printf("{\"op\": \"%s\", \"bytes\": %zu, \"count\": %zu, \"ranks\": %d, \"ok\": %s, \"native_calls\": [%s], "
+                "\"native_starts\": [%s], \"hetcoll_calls\": [%s], \"hetcoll_starts\": [%s], \"algorithms\": [%s]}\n",
+                call.op.c_str(), bytes, call.count, call.p, ok ? "true" : "false", list(native).c_str(),
+                list(native_at).c_str(), list(mine).c_str(), list(mine_at).c_str(), names.c_str());
+    std::fflush(stdout);
+  }
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -193,7 +241,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   call.op = argv[1];
-  const bool with_hetcoll = argc > 3 && std::string(argv[3]) == "--hetcoll";
+  bool with_hetcoll = false, with_native = true;
+  int calls = 0;
+  for (int a = 3; a < argc; ++a) {
+    if (std::string(argv[a]) == "--hetcoll") with_hetcoll = true;
+    else if (std::string(argv[a]) == "--no-native") with_native = false;
+    else if (std::string(argv[a]) == "--calls" && a + 1 < argc) calls = std::atoi(argv[++a]);
+  }
   // Host names, for the prediction.
   char name[MPI_MAX_PROCESSOR_NAME] = "";
   int len = 0;
@@ -206,6 +260,10 @@ int main(int argc, char** argv) {
   for (size_t bytes : parse_sizes(argv[2])) {
     const bool per_vector = call.op == "bcast" || call.op == "reduce" || call.op == "allreduce";
     call.count = call.op == "barrier" ? 0 : std::max<size_t>(1, per_vector ? bytes / 8 : bytes / 8 / size_t(call.p));
+    if (calls > 0) {
+      failed += job_view(call, bytes, calls, with_native, with_hetcoll);
+      continue;
+    }
     bool nok = true, hok = true;
     const double native = call.timed(true, nok);
     double mine = 0, predicted = 0;

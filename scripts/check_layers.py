@@ -47,7 +47,7 @@ MUTUAL: set = set()
 # docs/architecture.md ("the call path"), each step a file.
 UNIT_ORDER = {
     "interpose": ["tls", "errors", "call", "mpi_types", "runtime", "watchdog", "comm_state", "buffers", "engine",
-                  "progress", "comm_setup", "compile", "call_path", "requests", "capi", "pmpi_collectives",
+                  "progress", "comm_setup", "compile", "learning", "call_path", "requests", "capi", "pmpi_collectives",
                   "pmpi_requests"],
 }
 

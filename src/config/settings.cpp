@@ -90,6 +90,16 @@ const std::vector<Setting>& settings() {
            "Where the MPI library gives MPI_THREAD_MULTIPLE (asked for or by the application), a thread also runs "
            "while the rank is blocked in a collective hetcoll left to the native library. docs/mpi.md says what "
            "overlap to expect with each."),
+      flag("HETCOLL_LEARN", &V::learn, "0", Agreed::by_value,
+           "'1': a blocking collective called often is timed in the job — the planner's choice, the native MPI and "
+           "the model's next candidates — and every rank keeps the fastest (the slowest rank's time), at the same "
+           "call; followed again when its time drifts",
+           "docs/learning.md: the rule, what exploring may cost (2 % of the call's time), how drift is seen, what "
+           "non-blocking and persistent calls do (they run what the blocking calls of the same size learned, "
+           "and are not timed: overlap hides their time). Ranks must agree on it (it adds an exchange every so "
+           "many calls). Not with HETCOLL_ALGO or HETCOLL_TABLE's forced choices, nor gatherv, scatterv and "
+           "alltoallv (no rank knows every count). With HETCOLL_DEBUG=explain, rank 0 says what it settled on "
+           "and when a choice is opened again."),
       seconds("HETCOLL_HANG_TIMEOUT", &V::hang_timeout, "120",
               "seconds a collective may wait before hetcoll reports on stderr what it is waiting for (0: never)", ""),
   };

@@ -33,6 +33,7 @@ struct SettingValues {
   std::string debug;            // HETCOLL_DEBUG
   bool disable = false;         // HETCOLL_DISABLE
   bool progress_thread = false;  // HETCOLL_PROGRESS_THREAD
+  bool learn = false;           // HETCOLL_LEARN
   double hang_timeout = 0;      // HETCOLL_HANG_TIMEOUT, seconds (0: never)
 };
 

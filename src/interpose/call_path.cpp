@@ -7,6 +7,7 @@
 #include "interpose/buffers.hpp"
 #include "interpose/comm_setup.hpp"
 #include "interpose/compile.hpp"
+#include "interpose/learning.hpp"
 #include "interpose/progress.hpp"
 #include "interpose/runtime.hpp"
 #include "interpose/tls.hpp"
@@ -159,10 +160,11 @@ void check_group(const Call& call, const CommState& st) {
 // flight (it must not stop them: another rank may wait on them to reach
 // this one), then waited for.
 Status on_engine(const Call& call, Pending* nb, Form form, const Reduction& red, CommState& st, Prepared&& pr,
-                 std::unique_lock<std::mutex>& lock, WatchedCall& watch, const char* name) {
+                 std::shared_ptr<const Compiled> cc, std::unique_lock<std::mutex>& lock, WatchedCall& watch,
+                 const char* name) {
   std::unique_ptr<Pending> local;
   Pending& p = nb ? *nb : *(local = new_pending());
-  adopt(p, nb ? nb->call : call, red, st, st.recent, std::move(pr));
+  adopt(p, nb ? nb->call : call, red, st, std::move(cc), std::move(pr));
   if (form == Form::persistent) return Status::ok;
   launch(p, st);
   if (form == Form::nonblocking) return Status::ok;
@@ -242,15 +244,19 @@ Status execute_call(const Call& call, Pending* nb, Form form) {
   if (nb) nb->call = call;
   Prepared pr = nb ? prepare_held(nb->call, red, st, nb->mem, nb->held) : prepare(call, red, st, st.mem);
   pr.coll.in_place = pr.in_place;
-  // 3. Decide and compile (cached per call shape).
-  const Compiled& cc = compiled_for(st, pr.coll, name);
+  // 3. Decide and compile (cached per call shape); what runs, learned in
+  // the job (HETCOLL_LEARN) or the decision.
+  compiled_for(st, pr.coll, name);
+  const std::shared_ptr<const Compiled> chosen = learned_for(st, st.recent, pr.coll, form, name);
+  const Compiled& cc = *chosen;
   if (cc.native) {  // without an exception: this is a hot path when native is the measured winner
     t_decline = &cc.why;
     return Status::unsupported;
   }
   if (!known) watch.rename(&st.name);
   // 4 and 5. Start, progress, complete.
-  if (nb || collectives_in_flight()) return on_engine(call, nb, form, red, st, std::move(pr), lock, watch, name);
+  if (nb || collectives_in_flight())
+    return on_engine(call, nb, form, red, st, std::move(pr), chosen, lock, watch, name);
   run_here(cc, pr, st, watch);
   return Status::ok;
 }

@@ -32,7 +32,11 @@ struct Compiled {
   // says of it (after the call's name; "" unless asked, and off rank 0).
   std::shared_ptr<const void> decision;
   std::string explanation;
+  std::string spec;  // compiled_as: the algorithm it was asked for ("": the decision's)
 };
+
+// The call sites whose choice is learned in the job (interpose/learning.hpp).
+struct LearnedSites;
 
 // The working memory of one collective in progress: datatypes packed
 // (staged), an in-place input copied aside, the schedule's tmp buffer. A
@@ -102,6 +106,8 @@ struct CommState {
   // free when they last agreed, not yet taken (reserve_persistent_slot).
   std::atomic<uint64_t> persistent_slots{0};
   uint64_t agreed_free_slots = 0;
+  // HETCOLL_LEARN: its call sites, made by the first blocking call of each.
+  std::shared_ptr<LearnedSites> learned;
 };
 
 // A request's hold on a state, and its release (deletes an orphaned state

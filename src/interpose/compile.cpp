@@ -153,18 +153,10 @@ bool same(const Collective& a, const Collective& b) {
          a.rdispls == b.rdispls;
 }
 
-// Decides, generates this rank's program and compiles it.
-Compiled compile_call(const Collective& coll, CommState& st, int rank) {
-  Compiled cc;
-  cc.coll = coll;
-  const std::shared_ptr<Planner> pl = planner_for(st);  // model and overrides, consistent
-  Decision d = decision_for(coll, *pl, st, cc);
-  if (d.native()) {
-    cc.native = true;
-    cc.why = d.note;  // the call's name is the caller's (guarded): blocking, non-blocking or persistent
-    return cc;
-  }
-  const Algorithm& a = *d.choice.algorithm;
+// Generates this rank's program of `choice` for `coll` and compiles it into cc.
+void compile_choice(Compiled& cc, const AlgorithmChoice& choice, bool from_table, const Collective& coll,
+                    CommState& st, Planner& pl, int rank) {
+  const Algorithm& a = *choice.algorithm;
   Collective run_coll = coll;
   if (coll.in_place) {
     // An algorithm that cannot run in place gets the input copied aside.
@@ -178,23 +170,53 @@ Compiled compile_call(const Collective& coll, CommState& st, int rank) {
   Schedule s;
   try {
     // The group's model, mapped as decide() mapped it.
-    const bool hosts = pl->model().maps_hosts();
-    const bool per_rank = pl->model().ranks() > 0;
-    const ModelPtr gm = pl->model_for(hosts ? st.host_map : per_rank ? st.world_ranks : std::vector<int>{}, coll.nranks);
-    s = optimize_for_execution(build_schedule(d.choice, run_coll, *gm, rank));
+    const bool hosts = pl.model().maps_hosts();
+    const bool per_rank = pl.model().ranks() > 0;
+    const ModelPtr gm = pl.model_for(hosts ? st.host_map : per_rank ? st.world_ranks : std::vector<int>{}, coll.nranks);
+    s = optimize_for_execution(build_schedule(choice, run_coll, *gm, rank));
   } catch (const InputError& e) {
     // A decision table is the user's file: an entry that does not fit the
     // call (edited by hand) sends it to the native MPI, on every rank alike.
-    if (d.from_table) throw Decline{cat("HETCOLL_TABLE's ", d.algorithm, " does not fit this call: ", e.what())};
+    if (from_table) throw Decline{cat("HETCOLL_TABLE's ", choice.spec(), " does not fit this call: ", e.what())};
     // The planner checked this decision on its representative call; a
     // generator refusing the call itself is hetcoll's bug.
-    throw std::logic_error(cat(d.algorithm, " could not be built for ", run_coll.describe(), ": ", e.what()));
+    throw std::logic_error(cat(choice.spec(), " could not be built for ", run_coll.describe(), ": ", e.what()));
   }
-  cc.prog = compile(s, rank, st.info.tag_limit, pl->model().send_ports());
+  cc.prog = compile(s, rank, st.info.tag_limit, pl.model().send_ports());
+}
+
+// Decides, generates this rank's program and compiles it.
+Compiled compile_call(const Collective& coll, CommState& st, int rank) {
+  Compiled cc;
+  cc.coll = coll;
+  const std::shared_ptr<Planner> pl = planner_for(st);  // model and overrides, consistent
+  Decision d = decision_for(coll, *pl, st, cc);
+  if (d.native()) {
+    cc.native = true;
+    cc.why = d.note;  // the call's name is the caller's (guarded): blocking, non-blocking or persistent
+    return cc;
+  }
+  compile_choice(cc, d.choice, d.from_table, coll, st, *pl, rank);
   return cc;
 }
 
 }  // namespace
+
+std::shared_ptr<const Compiled> compiled_as(CommState& st, const Collective& coll, const std::string& spec) {
+  const uint64_t key = mix_word(key_of(coll), fnv1a(spec));
+  auto it = st.compiled.find(key);
+  if (it == st.compiled.end() || !same(it->second->coll, coll) || it->second->spec != spec) {
+    if (st.compiled.size() >= 256) st.compiled.clear();
+    auto cc = std::make_shared<Compiled>();
+    cc->coll = coll;
+    cc->spec = spec;
+    const std::shared_ptr<Planner> pl = planner_for(st);
+    compile_choice(*cc, choose_algorithm(spec, coll.op), false, coll, st, *pl, st.info.rank);
+    it = st.compiled.insert_or_assign(key, std::move(cc)).first;
+  }
+  st.last = it->second->prog.algorithm;
+  return it->second;
+}
 
 const Compiled& compiled_for(CommState& st, const Collective& coll, const char* name) {
   const uint64_t gen = runtime().generation.load(std::memory_order_acquire);
@@ -206,7 +228,7 @@ const Compiled& compiled_for(CommState& st, const Collective& coll, const char* 
   const uint64_t key = key_of(coll);
   if (!st.recent || st.recent_key != key || !same(st.recent->coll, coll)) {
     auto it = st.compiled.find(key);
-    if (it == st.compiled.end() || !same(it->second->coll, coll)) {
+    if (it == st.compiled.end() || !same(it->second->coll, coll) || !it->second->spec.empty()) {
       if (st.compiled.size() >= 256) st.compiled.clear();
       coll.check();
       auto cc = std::make_shared<Compiled>(compile_call(coll, st, st.info.rank));

@@ -6,6 +6,7 @@
 // shape whose measured winner is native costs a lookup.
 #pragma once
 #include <memory>
+#include <string>
 
 #include "interpose/comm_state.hpp"
 
@@ -17,5 +18,10 @@ namespace hetcoll::mpi {
 // once per decision and form, named `name` ("MPI_Iallreduce"), on rank 0.
 // Throws Decline where a decision table's entry does not fit the call.
 const Compiled& compiled_for(CommState& st, const Collective& coll, const char* name);
+
+// The program of the algorithm `spec` (canonical, as the planner weighed
+// it) for `coll` on `st`: what a learned choice runs (interpose/learning.hpp).
+// Cached beside the decisions' programs. Under the state's lock.
+std::shared_ptr<const Compiled> compiled_as(CommState& st, const Collective& coll, const std::string& spec);
 
 }  // namespace hetcoll::mpi

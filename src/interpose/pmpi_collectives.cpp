@@ -21,6 +21,7 @@
 #include "interpose/progress.hpp"
 #include "interpose/requests.hpp"
 #include "interpose/call_path.hpp"
+#include "interpose/learning.hpp"
 #include "interpose/watchdog.hpp"
 
 using namespace hetcoll::mpi;
@@ -58,6 +59,7 @@ int after_failure(const Call& c, Status s, Native&& native) {
 
 template <class Native>
 int finish(const Call& c, Native&& native) {
+  const LearningScope learning;  // HETCOLL_LEARN: the call timed to its end, whoever runs it
   const Status s = run_blocking(c);
   if (s == Status::ok) return MPI_SUCCESS;
   return after_failure(c, s, [&] { return native_call(c, native); });

@@ -114,10 +114,12 @@ TEST(Agreement, ARankOfAnotherVersionWithOtherParts) {
 }
 
 TEST(Agreement, TheSettingsThatDecideAreMarked) {
-  // Each of these changes a decision; the others only what is printed.
+  // Each of these changes a decision (HETCOLL_LEARN: what runs, and an
+  // exchange every rank must make); the others only what is printed.
   for (const Setting& s : settings()) {
     const bool decides = !std::strcmp(s.name, "HETCOLL_PROFILE") || !std::strcmp(s.name, "HETCOLL_ALGO") ||
-                         !std::strcmp(s.name, "HETCOLL_TABLE") || !std::strcmp(s.name, "HETCOLL_DISABLE");
+                         !std::strcmp(s.name, "HETCOLL_TABLE") || !std::strcmp(s.name, "HETCOLL_DISABLE") ||
+                         !std::strcmp(s.name, "HETCOLL_LEARN");
     EXPECT_EQ(s.agreed != Agreed::no, decides) << s.name;
     // By content: what the planner makes of a text (a model, rules, a table); a flag by its value.
     EXPECT_EQ(s.agreed == Agreed::by_content, s.kind == SettingKind::text) << s.name;

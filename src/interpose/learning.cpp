@@ -1,0 +1,264 @@
+#include "interpose/learning.hpp"
+
+#include <unordered_map>
+
+#include "algorithms/registry.hpp"
+#include "interpose/compile.hpp"
+#include "interpose/engine.hpp"
+#include "interpose/runtime.hpp"
+#include "interpose/tls.hpp"
+#include "interpose/watchdog.hpp"
+#include "model/units.hpp"
+#include "plan/learning.hpp"
+#include "plan/planner.hpp"
+#include "util/error.hpp"
+#include "util/hash.hpp"
+
+namespace hetcoll::mpi {
+
+// One site: the rule, its candidates (0: the decision) and, for messages,
+// what each is.
+struct LearnedSite {
+  Collective rep;                  // the representative call (the key's)
+  std::vector<std::string> specs;  // candidate c's algorithm; "" for the native MPI
+  std::vector<double> predicted;   // the model's price (0: none, the native MPI)
+  LearnedChoice rule;
+  std::shared_ptr<Compiled> native = std::make_shared<Compiled>();  // what learned_for returns for the native MPI
+  std::string label;  // "MPI_Allreduce p=4 size~1048576B"
+  int said_best = -1;  // the choice explain said last
+  LearnedSite(Collective r, std::vector<std::string> s, std::vector<double> p)
+      : rep(std::move(r)), specs(std::move(s)), predicted(std::move(p)), rule(int(specs.size())) {}
+};
+
+struct LearnedSites {
+  uint64_t generation = 0;
+  bool off = false;  // an exchange failed: no more learning here
+  std::unordered_map<uint64_t, std::unique_ptr<LearnedSite>> sites;
+  // The last call shape's program (CommState::recent, held: its address is
+  // never another shape's) and its site: the next call of the same shape
+  // skips the representative and the lookup.
+  std::shared_ptr<const Compiled> recent;
+  LearnedSite* recent_site = nullptr;
+};
+
+namespace {
+
+// The model's next candidates a site times beside the decision and native.
+constexpr size_t kRunnersUp = 2;
+
+// A blocking call timed: its site, from when.
+struct Timed {
+  CommState* st = nullptr;
+  LearnedSite* site = nullptr;
+  double start = 0;  // MPI_Wtime (SimGrid's simulated clock under SMPI)
+  bool exchange = false;
+};
+HETCOLL_TLS Timed t_timed;
+HETCOLL_TLS bool t_in_scope = false;
+
+uint64_t site_key(const Collective& r) {
+  uint64_t h = kFnvOffset;
+  for (uint64_t x : {uint64_t(r.op), uint64_t(uint32_t(r.nranks)), uint64_t(uint32_t(r.root)), r.count,
+                     uint64_t(r.elem_size), uint64_t(r.order_free), r.counts.empty() ? 0 : r.counts[0]})
+    h = mix_word(h, x);
+  return h;
+}
+
+bool same_site(const Collective& a, const Collective& b) {
+  return a.op == b.op && a.nranks == b.nranks && a.root == b.root && a.count == b.count &&
+         a.elem_size == b.elem_size && a.order_free == b.order_free && a.counts == b.counts;
+}
+
+// The algorithm's name in a spec ("ring_allreduce[seg=64k]" -> "ring_allreduce").
+std::string algorithm_of(const std::string& spec) { return spec.substr(0, spec.find('[')); }
+
+// A new site's candidates: the decision, the native MPI, then the model's
+// best candidates of other algorithms. Empty: nothing to learn (the choice
+// was forced, or taken from a table).
+std::unique_ptr<LearnedSite> new_site(const Collective& rep, const Decision& d, const char* name) {
+  if (d.forced || d.from_table) return nullptr;
+  std::vector<std::string> specs{d.native() ? "" : d.algorithm};
+  std::vector<double> predicted{d.native() ? 0 : d.predicted};
+  if (!d.native()) specs.push_back(""), predicted.push_back(0);
+  if (d.weighed) {
+    size_t added = 0;
+    for (const Candidate& c : d.weighed->candidates) {
+      if (added == kRunnersUp) break;
+      bool seen = false;
+      for (const std::string& s : specs) seen = seen || (!s.empty() && algorithm_of(s) == algorithm_of(c.algorithm));
+      if (seen) continue;
+      specs.push_back(c.algorithm);
+      predicted.push_back(c.predicted);
+      ++added;
+    }
+  }
+  auto site = std::make_unique<LearnedSite>(rep, std::move(specs), std::move(predicted));
+  site->native->native = true;
+  site->native->why = "learned in the job (HETCOLL_LEARN): the native collective is the fastest measured";
+  site->label = cat(name, " p=", rep.nranks);
+  if (has_root(rep.op)) site->label += cat(" root=", rep.root);
+  if (rep.op != CollOp::barrier) site->label += cat(" size~", rep.size_bytes(), "B");
+  return site;
+}
+
+std::string candidate_name(const LearnedSite& s, int c) { return s.specs[size_t(c)].empty() ? "native" : s.specs[size_t(c)]; }
+
+// What HETCOLL_DEBUG=explain says when a site settles or opens again.
+std::string told(const LearnedSite& s, LearnedChoice::Change change) {
+  const LearnedChoice& r = s.rule;
+  if (change == LearnedChoice::Change::reopened)
+    return cat(s.label, ": ", candidate_name(s, r.running()), " no longer takes its measured time: measuring ",
+               s.specs.size(), " candidates again (HETCOLL_LEARN)");
+  std::string line = cat(s.label, ": learned ", candidate_name(s, r.best()), " ",
+                         format_time(r.measured()[size_t(r.best())].mean()), " (the slowest rank's mean)");
+  for (size_t c = 0; c < s.specs.size(); ++c) {
+    if (int(c) == r.best()) continue;
+    const LearnedChoice::Measured& m = r.measured()[c];
+    line += cat("; ", candidate_name(s, int(c)), " ", m.calls ? format_time(m.mean()) : std::string("not run"));
+    if (m.dropped) line += " (dropped)";
+    if (s.predicted[c] > 0) line += cat(" [predicted ", format_time(s.predicted[c]), "]");
+  }
+  line += cat("; after ", r.calls(), " calls, exploring lost ",
+              int(1000.0 * r.lost() / std::max(r.total(), 1e-30)) / 10.0, " % of their time");
+  return line;
+}
+
+// The site of this call's representative, made when it has none.
+LearnedSite* find_or_make_site(LearnedSites& all, const Collective& coll, const Compiled& decided, const char* name) {
+  Collective call = coll;
+  call.in_place = false;
+  const Collective rep = representative(call);
+  const uint64_t key = site_key(rep);
+  auto it = all.sites.find(key);
+  if (it != all.sites.end()) return it->second && same_site(it->second->rep, rep) ? it->second.get() : nullptr;
+  // Only the blocking form makes a site (the others are not timed); the
+  // decision names the candidates. A call that moves no data has nothing to
+  // learn (its site is kept empty).
+  std::unique_ptr<LearnedSite> none;
+  if (!decided.decision || (rep.op != CollOp::barrier && rep.total_bytes() == 0))
+    return all.sites.emplace(key, std::move(none)).first->second.get();
+  const Decision& d = *std::static_pointer_cast<const Decision>(decided.decision);
+  std::unique_ptr<LearnedSite> site = new_site(rep, d, name);
+  LearnedSite* s = site.get();
+  all.sites.emplace(key, std::move(site));  // nullptr too: nothing to learn there
+  return s;
+}
+
+// The site of a blocking call (made by its first call; nullptr: not learned).
+LearnedSite* site_for(CommState& st, const Collective& coll, const std::shared_ptr<const Compiled>& decided,
+                      const char* name) {
+  if (!st.learned) st.learned = std::make_shared<LearnedSites>();
+  LearnedSites& all = *st.learned;
+  if (all.off) return nullptr;
+  const uint64_t gen = runtime().generation.load(std::memory_order_acquire);
+  if (all.generation != gen) {  // a new configuration: learned anew
+    all.sites.clear();
+    all.recent = nullptr;
+    all.recent_site = nullptr;
+    all.generation = gen;
+  }
+  if (all.recent == decided) return all.recent_site;
+  LearnedSite* s = find_or_make_site(all, coll, *decided, name);
+  all.recent = decided;
+  all.recent_site = s;
+  return s;
+}
+std::shared_ptr<const Compiled> program_of(CommState& st, const LearnedSite& s, int c,
+                                           const std::shared_ptr<const Compiled>& decided, const Collective& coll) {
+  if (c == 0) return decided;
+  if (s.specs[size_t(c)].empty()) return s.native;
+  return compiled_as(st, coll, s.specs[size_t(c)]);
+}
+
+// hetcoll_last_algorithm's answer: what runs ("" the native MPI), copied
+// only when it changes (a compare, no allocation, on every call).
+void name_last(CommState& st, const Compiled& cc) {
+  static const std::string kNative;
+  const std::string& now = cc.native ? kNative : cc.prog.algorithm;
+  if (st.last != now) st.last = now;
+}
+
+}  // namespace
+
+std::shared_ptr<const Compiled> learned_for(CommState& st, const std::shared_ptr<const Compiled>& decided,
+                                            const Collective& coll, Form form, const char* name) {
+  t_timed = Timed{};
+  if (!runtime().settings.learn) return decided;
+  // Not learned: a call whose counts no rank knows in full.
+  if (!counts_known_everywhere(coll.op)) return decided;
+  LearnedSite* s = nullptr;
+  if (form == Form::blocking) {
+    if (!t_in_scope) return decided;  // the C API: no native MPI to hand the call to
+    s = site_for(st, coll, decided, name);
+  } else if (st.learned && !st.learned->off) {
+    Collective call = coll;
+    call.in_place = false;
+    const Collective rep = representative(call);
+    auto it = st.learned->sites.find(site_key(rep));
+    if (it != st.learned->sites.end() && it->second && same_site(it->second->rep, rep)) s = it->second.get();
+  }
+  if (!s) return decided;
+  if (form != Form::blocking) {
+    const int best = s->rule.best();
+    if (best != 0 && runtime().explain && st.info.rank == 0)
+      say_once(cat(name, s->label.substr(s->label.find(' ')), ": runs ", candidate_name(*s, best),
+                   ", the fastest its blocking calls measured so far (HETCOLL_LEARN)"));
+    std::shared_ptr<const Compiled> cc = program_of(st, *s, best, decided, coll);
+    name_last(st, *cc);
+    return cc;
+  }
+  const LearnedChoice::Step step = s->rule.next();
+  std::shared_ptr<const Compiled> cc = program_of(st, *s, step.candidate, decided, coll);
+  name_last(st, *cc);
+  t_timed = Timed{&st, s, PMPI_Wtime(), step.exchange_after};
+  return cc;
+}
+
+namespace {
+void after_blocking_call() noexcept {
+  if (!t_timed.site) return;
+  const Timed t = t_timed;
+  t_timed = Timed{};
+  const double seconds = PMPI_Wtime() - t.start;
+  CommState& st = *t.st;
+  LearnedSite& s = *t.site;
+  {
+    std::unique_lock<std::mutex> lock(st.mu, std::defer_lock);
+    if (st.multiple) lock.lock();
+    s.rule.record(seconds);
+  }
+  if (!t.exchange) return;
+  try {
+    // The slowest rank's sum: every rank gets the same, the rule moves on it.
+    double mine = s.rule.pending(), slowest = 0;
+    static const char* const kWhat = "hetcoll's learning exchange (MPI_Allreduce on the private duplicate)";
+    WatchedCall watch(kWhat, &st.name, false);
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = PMPI_Iallreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, st.dup, &r);
+    if (rc == MPI_SUCCESS) rc = wait_native(&r);
+    check_mpi(rc, "MPI_Allreduce (HETCOLL_LEARN's exchange)");
+    std::unique_lock<std::mutex> lock(st.mu, std::defer_lock);
+    if (st.multiple) lock.lock();
+    const LearnedChoice::Change change = s.rule.agreed(slowest);
+    const bool news = change == LearnedChoice::Change::reopened ||
+                      (change == LearnedChoice::Change::settled && s.rule.best() != s.said_best);
+    if (change == LearnedChoice::Change::settled) s.said_best = s.rule.best();
+    if (news && runtime().explain && st.info.rank == 0) say(told(s, change));
+  } catch (const std::exception& e) {
+    if (st.learned) st.learned->off = true;
+    say_once(cat("HETCOLL_LEARN: ", e.what(), ": no more learning on ", st.name), true);
+  }
+}
+}  // namespace
+
+LearningScope::LearningScope() noexcept {
+  t_timed = Timed{};
+  t_in_scope = true;
+}
+
+LearningScope::~LearningScope() {
+  t_in_scope = false;
+  after_blocking_call();
+}
+
+}  // namespace hetcoll::mpi

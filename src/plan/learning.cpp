@@ -1,0 +1,162 @@
+#include "plan/learning.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace hetcoll {
+
+LearnedChoice::LearnedChoice(int candidates, LearningRules rules)
+    : rules_(rules), measured_(size_t(std::max(candidates, 1))), rounds_done_(measured_.size(), 0) {
+  if (rules_.warm_calls < 1 || rules_.batch_calls < 1 || rules_.window_first < 1 ||
+      rules_.window_most < rules_.window_first || rules_.max_rounds < 1 || rules_.drift_windows < 1 ||
+      rules_.recheck_calls < 1)
+    throw std::invalid_argument("learning rules: counts must be at least 1 and window_most at least window_first");
+  round_ = 1;
+  wait_window_ = rules_.window_first;
+  start_batch(0, rules_.warm_calls, true);
+}
+
+void LearnedChoice::start_batch(int candidate, int calls, bool trial) {
+  current_ = candidate;
+  batch_ = calls;
+  trial_ = trial;
+  done_in_batch_ = 0;
+  pending_ = 0;
+  best_mean_at_start_ = measured_[size_t(best_)].calls ? measured_[size_t(best_)].mean() : 0;
+}
+
+void LearnedChoice::record(double seconds) {
+  pending_ += std::isfinite(seconds) && seconds > 0 ? seconds : 0;
+  ++done_in_batch_;
+  ++calls_;
+}
+
+int LearnedChoice::best_measured() const {
+  int b = -1;
+  for (size_t c = 0; c < measured_.size(); ++c) {
+    const Measured& m = measured_[c];
+    if (m.dropped || !m.calls) continue;
+    if (b < 0 || m.mean() < measured_[size_t(b)].mean()) b = int(c);
+  }
+  return b < 0 ? 0 : b;
+}
+
+// Every other candidate still in is clear_margin slower than the best.
+bool LearnedChoice::clear() const {
+  const double bar = measured_[size_t(best_)].mean() * (1 + rules_.clear_margin);
+  for (size_t c = 0; c < measured_.size(); ++c)
+    if (int(c) != best_ && !measured_[c].dropped && measured_[c].calls && measured_[c].mean() <= bar) return false;
+  return true;
+}
+
+LearnedChoice::Change LearnedChoice::agreed(double slowest_sum) {
+  const double sum = std::isfinite(slowest_sum) && slowest_sum > 0 ? slowest_sum : 0;
+  const double mean = sum / batch_;
+  total_ += sum;
+  if (phase_ == Phase::settled) return after_settled_window(mean);
+  // The best's window while the budget waits, out of band: the machine
+  // changed under the exploration — what the others measured is stale.
+  if (!trial_ && current_ == best_ && measured_[size_t(best_)].calls > 0) {
+    const double was = measured_[size_t(best_)].mean();
+    if (was > 0 && std::fabs(mean / was - 1) > rules_.drift) {
+      ++reopened_;
+      measure_again(mean);
+      return Change::reopened;
+    }
+  }
+  // What trying a candidate that was not the best lost against the best.
+  if (trial_ && current_ != best_ && best_mean_at_start_ > 0)
+    lost_ += std::max(0.0, sum - best_mean_at_start_ * batch_);
+  Measured& m = measured_[size_t(current_)];
+  m.sum += sum;
+  m.calls += batch_;
+  if (trial_ && batch_ > 1) ++rounds_done_[size_t(current_)];
+  if (trial_ && batch_ == 1 && current_ == 0) ++rounds_done_[0];  // warm_calls of 1: the warm batch is its round
+  best_ = best_measured();
+  if (trial_ && current_ != best_) {  // only a trial drops (the best's own windows only add to it)
+    const double bar = (trial_ && batch_ == 1 ? rules_.probe_drop : rules_.batch_drop) * measured_[size_t(best_)].mean();
+    if (m.mean() > bar) m.dropped = true;
+  }
+  return explore_next();
+}
+
+// The next batch while exploring: probes first, then the round's batches;
+// the round complete, settled or another round.
+LearnedChoice::Change LearnedChoice::explore_next() {
+  for (;;) {
+    int next = -1, calls = 0;
+    for (size_t c = 0; c < measured_.size() && next < 0; ++c)
+      if (!measured_[c].dropped && !measured_[c].calls) next = int(c), calls = 1;
+    for (size_t c = 0; c < measured_.size() && next < 0; ++c)
+      if (!measured_[c].dropped && rounds_done_[c] < round_) next = int(c), calls = rules_.batch_calls;
+    if (next >= 0) {
+      if (next != best_ && lost_ > rules_.budget * total_) {
+        // The budget is spent: the best runs meanwhile, in windows that
+        // double (each ends in an exchange, as dear as a small call).
+        start_batch(best_, wait_window_, false);
+        wait_window_ = std::min(2 * wait_window_, rules_.window_most);
+      } else {
+        start_batch(next, calls, true);
+        wait_window_ = rules_.window_first;
+      }
+      return Change::none;
+    }
+    // A candidate dropped at its probe against a best that has since
+    // measured slower gets its batch after all (one call is noisy).
+    bool reinstated = false;
+    for (size_t c = 0; c < measured_.size(); ++c) {
+      Measured& m = measured_[c];
+      if (m.dropped && m.calls == 1 && m.mean() <= rules_.batch_drop * measured_[size_t(best_)].mean())
+        m.dropped = false, reinstated = true;
+    }
+    if (reinstated) continue;  // their rounds_done_ is below round_
+    if (clear() || round_ >= rules_.max_rounds) break;
+    ++round_;
+  }
+  phase_ = Phase::settled;
+  settled_mean_ = measured_[size_t(best_)].mean();
+  window_ = rules_.window_first;
+  strikes_ = 0;
+  settled_calls_ = 0;
+  start_batch(best_, window_, false);
+  return Change::settled;
+}
+
+LearnedChoice::Change LearnedChoice::after_settled_window(double mean) {
+  settled_calls_ += uint64_t(batch_);
+  const bool out = settled_mean_ > 0 ? std::fabs(mean / settled_mean_ - 1) > rules_.drift : mean > 0;
+  if (!out) {
+    strikes_ = 0;
+    if (settled_calls_ >= uint64_t(rules_.recheck_calls) && measured_.size() > 1 && lost_ <= rules_.budget * total_) {
+      ++rechecked_;
+      measure_again(mean);
+      return Change::rechecked;
+    }
+    window_ = std::min(2 * window_, rules_.window_most);
+    start_batch(best_, window_, false);
+    return Change::none;
+  }
+  if (++strikes_ < rules_.drift_windows) {
+    window_ = rules_.window_first;  // confirm it soon
+    start_batch(best_, window_, false);
+    return Change::none;
+  }
+  ++reopened_;
+  measure_again(mean);
+  return Change::reopened;
+}
+
+// Exploring again: every candidate measured anew, the running one by the
+// window just ended (its round done).
+void LearnedChoice::measure_again(double mean) {
+  for (size_t c = 0; c < measured_.size(); ++c) measured_[c] = Measured{}, rounds_done_[c] = 0;
+  measured_[size_t(best_)] = Measured{mean * batch_, batch_, false};
+  rounds_done_[size_t(best_)] = 1;
+  phase_ = Phase::exploring;
+  round_ = 1;
+  wait_window_ = rules_.window_first;
+  explore_next();
+}
+
+}  // namespace hetcoll

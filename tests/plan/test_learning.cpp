@@ -1,0 +1,218 @@
+// The rule a call site follows to learn its choice in the job
+// (plan/learning.hpp), driven by a fake machine: candidate c takes times[c]
+// seconds on the slowest rank, times a noise factor. Every property the
+// rule promises is checked here — it finds the fastest, within how many
+// calls, what exploring costs, drift followed — and, with ranks whose own
+// clocks differ, that every rank runs the same candidate at every call.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "plan/learning.hpp"
+
+namespace hetcoll {
+namespace {
+
+// One job's calls of one site: `ranks` LearnedChoices (one per rank), each
+// rank's time of a call its own (rank r slowed by slow[r]); the exchange is
+// the slowest rank's sum, as MPI_Allreduce(MPI_MAX) gives every rank.
+struct Job {
+  std::vector<LearnedChoice> ranks;
+  std::vector<double> slow;
+  std::mt19937 rng{7};
+  double noise = 0;
+  std::vector<int> ran;  // the candidate of every call (rank 0's; checked equal)
+  std::vector<int> kept;  // after every call: the candidate settled on, -1 while exploring
+  double time = 0;       // the slowest rank's time, all calls
+  Job(int candidates, int nranks, LearningRules rules = {}) : slow(size_t(nranks), 1.0) {
+    for (int r = 0; r < nranks; ++r) ranks.emplace_back(candidates, rules);
+  }
+  void run(const std::vector<double>& times, int calls) {
+    std::uniform_real_distribution<double> u(1 - noise, 1 + noise);
+    for (int i = 0; i < calls; ++i) {
+      const LearnedChoice::Step s = ranks[0].next();
+      double slowest = 0;
+      for (size_t r = 0; r < ranks.size(); ++r) {
+        const LearnedChoice::Step t = ranks[r].next();
+        ASSERT_EQ(t.candidate, s.candidate) << "rank " << r << " at call " << ran.size();
+        ASSERT_EQ(t.exchange_after, s.exchange_after);
+        const double local = times[size_t(s.candidate)] * slow[r] * u(rng);
+        slowest = std::max(slowest, local);
+        ranks[r].record(local);
+      }
+      ran.push_back(s.candidate);
+      time += slowest;
+      if (s.exchange_after) {
+        double agreed = 0;
+        for (const LearnedChoice& c : ranks) agreed = std::max(agreed, c.pending());
+        for (LearnedChoice& c : ranks) c.agreed(agreed);
+      }
+      kept.push_back(ranks[0].phase() == LearnedChoice::Phase::settled ? ranks[0].best() : -1);
+    }
+  }
+  const LearnedChoice& rule() const { return ranks[0]; }
+  // The calls, from call `from`, until the rule first settled on `c`
+  // (all calls: never).
+  size_t settled_on(int c, size_t from = 0) const {
+    for (size_t i = from; i < kept.size(); ++i)
+      if (kept[i] == c) return i + 1 - from;
+    return kept.size();
+  }
+};
+
+TEST(Learning, TheModelRightKeepsItsChoiceAndExploringCostsLittle) {
+  // 0: the planner's choice, fastest; 1: native 1.6x; 2: a runner-up 1.2x.
+  Job job(3, 4);
+  job.noise = 0.05;
+  job.run({1e-3, 1.6e-3, 1.2e-3}, 20000);
+  EXPECT_EQ(job.rule().phase(), LearnedChoice::Phase::settled);
+  EXPECT_EQ(job.rule().best(), 0);
+  EXPECT_EQ(job.rule().reopened(), 0);
+  EXPECT_LE(job.settled_on(0), 200u);
+  // Exploring's cost against running the choice alone, all calls (the
+  // slowest of 4 ranks under ±5 %: 1.03 of the time, on average).
+  const double alone = 20000 * 1e-3 * (1 - 0.05 + 0.1 * 4 / 5);
+  EXPECT_LE(job.time / alone - 1, job.rule().rules().budget * 1.1);
+  EXPECT_LE(job.rule().lost(), job.rule().rules().budget * job.rule().total() + 1e-12);
+}
+
+TEST(Learning, AWrongModelIsLeftForTheFastestWithinFewCalls) {
+  // The planner's choice 2.7x slower than native (a fat tree drawn flat).
+  Job job(3, 8);
+  job.noise = 0.05;
+  job.run({2.7e-3, 1e-3, 1.3e-3}, 2000);
+  EXPECT_EQ(job.rule().best(), 1);
+  // warm 4, probes 2, one round of batches (4 each): at most 3 rounds.
+  const size_t n = job.settled_on(1);
+  EXPECT_LE(n, 4u + 2 + 3 * 3 * 4);
+  // Exploring found time: within 5 % of native's alone (the slowest of 8
+  // ranks under ±5 %: 1.039 of it), the rechecks included.
+  EXPECT_LE(job.rule().lost(), job.rule().rules().budget * job.rule().total());
+  EXPECT_LT(job.time, 2000 * 1e-3 * (1 - 0.05 + 0.1 * 8 / 9) * 1.05);
+}
+
+TEST(Learning, CloseCandidatesAreMeasuredAgainThenOneIsKept) {
+  // Within 3% of each other under 5% noise: more rounds, then a settled
+  // choice within a few per cent of the fastest.
+  Job job(3, 2);
+  job.noise = 0.05;
+  const std::vector<double> times = {1.02e-3, 1e-3, 1.03e-3};
+  job.run(times, 5000);
+  EXPECT_EQ(job.rule().phase(), LearnedChoice::Phase::settled);
+  EXPECT_LE(times[size_t(job.rule().best())], 1.05e-3);
+  EXPECT_LE(job.settled_on(job.rule().best()), 4u + 2 + job.rule().rules().max_rounds * 3 * 4 + 64);
+}
+
+TEST(Learning, ACandidateFarSlowerIsDroppedAtItsProbeAndTheBudgetWaits) {
+  // Candidate 1 is 20x slower: one probe loses 19 calls' time; the next
+  // trial waits until the site's time makes that 2 %.
+  LearningRules rules;
+  Job job(3, 1, rules);
+  job.run({1e-3, 20e-3, 1.5e-3}, 300);
+  EXPECT_TRUE(job.rule().measured()[1].dropped);
+  EXPECT_EQ(job.rule().measured()[1].calls, 1);
+  size_t tries_of_2 = 0;
+  for (size_t i = 0; i < job.ran.size(); ++i)
+    if (job.ran[i] == 2) {
+      tries_of_2 = i;
+      break;
+    }
+  // The probe of 1 (call 4) lost 19 ms: candidate 2 waits for about
+  // 19 / 0.02 = 950 ms of calls — not within 300.
+  EXPECT_EQ(tries_of_2, 0u) << "candidate 2 was tried at call " << tries_of_2;
+  job.run({1e-3, 20e-3, 1.5e-3}, 2000);
+  EXPECT_EQ(job.rule().phase(), LearnedChoice::Phase::settled);
+  EXPECT_EQ(job.rule().best(), 0);
+  // At every point the loss is the budget's share, but for one probe's overshoot.
+  EXPECT_LE(job.rule().lost(), rules.budget * job.rule().total() + 19e-3);
+}
+
+TEST(Learning, DriftOpensTheChoiceAgainAndTheNewFastestIsKept) {
+  Job job(3, 4);
+  job.noise = 0.03;
+  job.run({1e-3, 1.5e-3, 1.3e-3}, 3000);
+  ASSERT_EQ(job.rule().best(), 0);
+  const size_t before = job.ran.size();
+  // The uplink the choice leans on slows 3x (the others less).
+  job.run({3e-3, 1.6e-3, 2e-3}, 3000);
+  EXPECT_EQ(job.rule().best(), 1);
+  EXPECT_GE(job.rule().reopened(), 1);
+  const size_t followed = job.settled_on(1, before);
+  // Windows double to 256 while stable: two windows out of band (the one
+  // under way and one of 16 to confirm), then the exploration.
+  EXPECT_LE(followed, size_t(job.rule().rules().window_most + 16 + 64));
+  // And back: the uplink restored, the first choice again — native's own
+  // time barely moves (no drift to see), the recheck finds it.
+  const size_t back = job.ran.size();
+  job.run({1e-3, 1.5e-3, 1.3e-3}, 5000);
+  EXPECT_EQ(job.rule().best(), 0);
+  EXPECT_GE(job.rule().rechecked(), 1);
+  EXPECT_LE(job.settled_on(0, back), size_t(job.rule().rules().recheck_calls + job.rule().rules().window_most + 64));
+}
+
+TEST(Learning, AChangeWhileExploringDiscardsWhatWasMeasuredBefore) {
+  // The model right at first: candidates 1 and 2 dropped by their batches,
+  // 3 probed (1.22x: kept) with its batch waiting for budget while the best
+  // runs windows. Then the uplinks slow: every candidate 4x slower, 3 the
+  // most. Whenever the change comes, the best's window that saw it must not
+  // make a stale probe the best (and drop the true one): what was measured
+  // before is another machine's. (SMPI's two_subnets_drift did exactly that
+  // to a bcast before this rule.)
+  for (int change = 10; change <= 400; change += 10) {
+    Job job(4, 4);
+    job.run({1e-3, 1.13e-3, 1.13e-3, 1.22e-3}, change);
+    job.run({4e-3, 4.2e-3, 4.2e-3, 6e-3}, 1500);
+    EXPECT_EQ(job.rule().best(), 0) << "changed at call " << change;
+    EXPECT_FALSE(job.rule().measured()[0].dropped) << "changed at call " << change;
+  }
+}
+
+TEST(Learning, NoiseWithinTheBandNeverOpensTheChoice) {
+  Job job(4, 4);
+  job.noise = 0.15;  // ±15% a call: a window's mean stays within 25 %
+  job.run({1e-3, 2e-3, 1.4e-3, 1.6e-3}, 30000);
+  EXPECT_EQ(job.rule().best(), 0);
+  EXPECT_EQ(job.rule().reopened(), 0);
+}
+
+TEST(Learning, RanksWhoseClocksDifferRunTheSameCandidateAtEveryCall) {
+  // One rank 3x slower than the others (it arrives late): its own times
+  // differ, the agreed ones do not; Job::run asserts the ranks' steps are
+  // equal at every call.
+  Job job(3, 6);
+  job.slow[4] = 3.0;
+  job.noise = 0.2;
+  job.run({1.4e-3, 1e-3, 1.2e-3}, 4000);
+  std::vector<double> pendings;
+  for (const LearnedChoice& c : job.ranks) {
+    EXPECT_EQ(c.best(), job.rule().best());
+    EXPECT_EQ(c.calls(), 4000u);
+    pendings.push_back(c.pending());
+  }
+  EXPECT_NE(pendings[4], pendings[0]);  // their own clocks did differ
+}
+
+TEST(Learning, ASingleCandidateSettlesAfterItsWarmCalls) {
+  Job job(1, 2);
+  job.run({1e-3}, 100);
+  EXPECT_EQ(job.rule().phase(), LearnedChoice::Phase::settled);
+  EXPECT_EQ(job.settled_on(0), size_t(LearningRules{}.warm_calls));  // settled at its last warm call
+}
+
+TEST(Learning, HostileTimesAreTakenAsZeroAndBadRulesRefused) {
+  LearnedChoice c(2);
+  c.record(std::nan(""));
+  c.record(-1);
+  c.record(INFINITY);
+  EXPECT_EQ(c.pending(), 0);
+  EXPECT_EQ(c.agreed(std::nan("")), LearnedChoice::Change::none);
+  LearningRules bad;
+  bad.window_most = 1;
+  EXPECT_THROW(LearnedChoice(2, bad), std::invalid_argument);
+  bad = LearningRules{};
+  bad.batch_calls = 0;
+  EXPECT_THROW(LearnedChoice(2, bad), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hetcoll
