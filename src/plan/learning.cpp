@@ -15,11 +15,14 @@ LearnedChoice::LearnedChoice(int candidates, LearningRules rules)
   round_ = 1;
   wait_window_ = rules_.window_first;
   start_batch(0, rules_.warm_calls, true);
+  ++batch_;  // and the site's first call before them, untimed (first touches, connections)
+  uncounted_ = 1;
 }
 
 void LearnedChoice::start_batch(int candidate, int calls, bool trial) {
   current_ = candidate;
   batch_ = calls;
+  uncounted_ = 0;
   trial_ = trial;
   done_in_batch_ = 0;
   pending_ = 0;
@@ -27,7 +30,7 @@ void LearnedChoice::start_batch(int candidate, int calls, bool trial) {
 }
 
 void LearnedChoice::record(double seconds) {
-  pending_ += std::isfinite(seconds) && seconds > 0 ? seconds : 0;
+  if (done_in_batch_ >= uncounted_) pending_ += std::isfinite(seconds) && seconds > 0 ? seconds : 0;
   ++done_in_batch_;
   ++calls_;
 }
@@ -52,7 +55,8 @@ bool LearnedChoice::clear() const {
 
 LearnedChoice::Change LearnedChoice::agreed(double slowest_sum) {
   const double sum = std::isfinite(slowest_sum) && slowest_sum > 0 ? slowest_sum : 0;
-  const double mean = sum / batch_;
+  const int counted = batch_ - uncounted_;
+  const double mean = sum / counted;
   total_ += sum;
   if (phase_ == Phase::settled) return after_settled_window(mean);
   // The best's window while the budget waits, out of band: the machine
@@ -61,22 +65,27 @@ LearnedChoice::Change LearnedChoice::agreed(double slowest_sum) {
     const double was = measured_[size_t(best_)].mean();
     if (was > 0 && std::fabs(mean / was - 1) > rules_.drift) {
       ++reopened_;
-      measure_again(mean);
+      measure_again();
       return Change::reopened;
     }
   }
   // What trying a candidate that was not the best lost against the best.
   if (trial_ && current_ != best_ && best_mean_at_start_ > 0)
-    lost_ += std::max(0.0, sum - best_mean_at_start_ * batch_);
+    lost_ += std::max(0.0, sum - best_mean_at_start_ * counted);
   Measured& m = measured_[size_t(current_)];
   m.sum += sum;
-  m.calls += batch_;
-  if (trial_ && batch_ > 1) ++rounds_done_[size_t(current_)];
-  if (trial_ && batch_ == 1 && current_ == 0) ++rounds_done_[0];  // warm_calls of 1: the warm batch is its round
+  m.calls += counted;
+  const bool probe = trial_ && counted == 1 && !uncounted_;  // the warm batch is a round, whatever its size
+  if (trial_ && !probe) ++rounds_done_[size_t(current_)];
   best_ = best_measured();
-  if (trial_ && current_ != best_) {  // only a trial drops (the best's own windows only add to it)
-    const double bar = (trial_ && batch_ == 1 ? rules_.probe_drop : rules_.batch_drop) * measured_[size_t(best_)].mean();
-    if (m.mean() > bar) m.dropped = true;
+  // Every candidate measured well above the best is dropped: a probe's one
+  // call against probe_drop, a batch's against batch_drop (a candidate fine
+  // against the best of its time may not be against a faster one found since).
+  const double best_mean = measured_[size_t(best_)].mean();
+  for (size_t c = 0; c < measured_.size(); ++c) {
+    Measured& o = measured_[c];
+    if (int(c) == best_ || o.dropped || !o.calls) continue;
+    if (o.mean() > (o.calls == 1 ? rules_.probe_drop : rules_.batch_drop) * best_mean) o.dropped = true;
   }
   return explore_next();
 }
@@ -91,7 +100,9 @@ LearnedChoice::Change LearnedChoice::explore_next() {
     for (size_t c = 0; c < measured_.size() && next < 0; ++c)
       if (!measured_[c].dropped && rounds_done_[c] < round_) next = int(c), calls = rules_.batch_calls;
     if (next >= 0) {
-      if (next != best_ && lost_ > rules_.budget * total_) {
+      // A probe (one call) is not held to the budget: every candidate gets
+      // one early, so a fast one is found at once; its batches are.
+      if (calls > 1 && next != best_ && lost_ > rules_.budget * total_) {
         // The budget is spent: the best runs meanwhile, in windows that
         // double (each ends in an exchange, as dear as a small call).
         start_batch(best_, wait_window_, false);
@@ -130,7 +141,7 @@ LearnedChoice::Change LearnedChoice::after_settled_window(double mean) {
     strikes_ = 0;
     if (settled_calls_ >= uint64_t(rules_.recheck_calls) && measured_.size() > 1 && lost_ <= rules_.budget * total_) {
       ++rechecked_;
-      measure_again(mean);
+      measure_again();
       return Change::rechecked;
     }
     window_ = std::min(2 * window_, rules_.window_most);
@@ -143,16 +154,15 @@ LearnedChoice::Change LearnedChoice::after_settled_window(double mean) {
     return Change::none;
   }
   ++reopened_;
-  measure_again(mean);
+  measure_again();
   return Change::reopened;
 }
 
-// Exploring again: every candidate measured anew, the running one by the
-// window just ended (its round done).
-void LearnedChoice::measure_again(double mean) {
+// Exploring again: every candidate measured anew, the running one too (the
+// window that showed the change may have straddled it: half of another
+// machine).
+void LearnedChoice::measure_again() {
   for (size_t c = 0; c < measured_.size(); ++c) measured_[c] = Measured{}, rounds_done_[c] = 0;
-  measured_[size_t(best_)] = Measured{mean * batch_, batch_, false};
-  rounds_done_[size_t(best_)] = 1;
   phase_ = Phase::exploring;
   round_ = 1;
   wait_window_ = rules_.window_first;

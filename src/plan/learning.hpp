@@ -17,7 +17,8 @@
 //
 // The rule (STAR-MPI's "time the candidates during the first calls, keep the
 // fastest" — Faraj, Yuan & Lowenthal, ICS 2006 — with a budget and drift):
-//  1. warm: the decision runs warm_calls calls, timed;
+//  1. warm: the decision runs warm_calls calls, timed, after the site's
+//     first call (untimed: first touches, connections made);
 //  2. probe: each other candidate runs one call; one slower than probe_drop ×
 //     the best so far is dropped (a single call is noisy: a generous bar);
 //  3. batches: the candidates left run batch_calls calls each, per round; a
@@ -26,7 +27,8 @@
 //     the best is settled on;
 //  4. budget: a batch of a candidate that is not the best starts only while
 //     the time exploration has lost (each tried call's time above the best's
-//     mean) is at most `budget` of the site's time so far; else the best runs
+//     mean) is at most `budget` of the site's time so far (a probe is not
+//     held to it: one call of each candidate, early); else the best runs
 //     a window first (window_first calls, doubling to window_most while it
 //     waits: each window ends in an exchange). Exploring pays when it finds
 //     a faster candidate (no loss) and waits when it does not;
@@ -106,7 +108,7 @@ class LearnedChoice {
   void start_batch(int candidate, int calls, bool trial);
   Change explore_next();
   Change after_settled_window(double mean);
-  void measure_again(double mean);
+  void measure_again();
   bool clear() const;
   int best_measured() const;
 
@@ -115,6 +117,7 @@ class LearnedChoice {
   std::vector<int> rounds_done_;  // batches (after the probe) each candidate ran this exploration
   Phase phase_ = Phase::exploring;
   int current_ = 0, batch_ = 1, done_in_batch_ = 0;
+  int uncounted_ = 0;  // the batch's first calls not timed (the site's very first call)
   bool trial_ = false;  // the batch is a trial (a probe or a round's batch), not the best waiting for budget
   double best_mean_at_start_ = 0;
   double pending_ = 0;

@@ -20,14 +20,16 @@ hetcoll's choice without learning ("fixed") and N with HETCOLL_LEARN=1
 
     testbed/smpi/learning.py [--calls N] [--cases NAME,...] [--ops OP,...]
                              [--sizes B,...] [--out DIR] [--jobs N]
-    testbed/smpi/learning.py --drift [--calls N] [--ops OP] [--sizes B] [--out DIR]
+    testbed/smpi/learning.py --drift [--calls N] [--ops OP] [--sizes B] [--profile P] [--out DIR]
 
 Writes DIR/learning.json (every row, every call) and DIR/learning.md.
 
 --drift: one job on two_subnets_drift, whose uplinks are as fast as the
 hosts' links until 40 s of simulated time, 10x slower until 120 s, fast
 again after; hetcoll plans on two_subnets' profile (the slow uplinks: wrong
-in the fast phases, right in the slow one). One collective (default
+in the fast phases, right in the slow one), or on --profile (one probed in
+the first phase: right there, wrong in the slow one; none: the default
+model, a machine drawn flat). One collective (default
 MPI_Bcast of 1 MiB), N calls
 (default 300), each from a common start: native, hetcoll fixed (its
 decision throughout), hetcoll learning, and hetcoll kept on the choice the
@@ -79,18 +81,26 @@ def job(case, op, size, calls, learn):
     return json.loads(lines[-1])
 
 
-def row(case, op, size, fixed, learned):
-    n = len(learned["hetcoll_calls"])
-    t, algs = learned["hetcoll_calls"], learned["algorithms"]
-    # Its last choice's time: the median of the calls that ran it.
+def held_from(t, algs):
+    """The last choice's time (the median of the calls that ran it); the
+    call after which every 8 calls in a row (the last 7 calls: what is left)
+    have a median within 5 % of it, a trial batch now and then included; the
+    extra time over it until then and over all calls, in calls of it."""
     last = statistics.median([x for x, a in zip(t, algs) if a == algs[-1]])
-    # Held from: the first call after which every 8 calls in a row have a
-    # median within 5 % of it (a trial batch now and then included).
+    n = len(t)
     held = n
-    while held > 0 and statistics.median(t[held - 1:held + 7]) <= 1.05 * last:
+    while held > 0 and statistics.median(t[held - 1:min(held + 7, n)] if held + 7 <= n else t[max(n - 8, 0):]) \
+            <= 1.05 * last:
         held -= 1
     cost = sum(x - last for x in t[:held]) / last if last > 0 else 0
     run_cost = sum(x - last for x in t) / last if last > 0 else 0
+    return last, held, cost, run_cost
+
+
+def row(case, op, size, fixed, learned):
+    t, algs = learned["hetcoll_calls"], learned["algorithms"]
+    last, held, cost, run_cost = held_from(t, algs)
+    n = len(t)
     native = statistics.median(fixed["native_calls"])
     fixed_s = statistics.median(fixed["hetcoll_calls"])
     learned_s = statistics.median(t[n // 2:])
@@ -101,9 +111,11 @@ def row(case, op, size, fixed, learned):
             "fixed_vs_native": native / fixed_s if fixed_s else 0, "learned_calls": t, "learned_algorithms": algs}
 
 
-def drift_job(calls, op, size, learn=False, algo=None, native=False):
+def drift_job(calls, op, size, profile, learn=False, algo=None, native=False):
     env = dict(os.environ)
-    env["HETCOLL_PROFILE"] = str(PROFILES / "two_subnets.json")
+    env.pop("HETCOLL_PROFILE", None)
+    if str(profile) != "none":
+        env["HETCOLL_PROFILE"] = str(profile)
     env["HETCOLL_LEARN"] = "1" if learn else "0"
     env.pop("HETCOLL_ALGO", None)
     if algo:
@@ -128,16 +140,16 @@ def phase_of(start):
     return sum(start >= c for c in DRIFT_CHANGES)
 
 
-def drift(calls, op, size, out):
+def drift(calls, op, size, profile, out):
     with cf.ThreadPoolExecutor(2) as pool:
-        fut = {"native": pool.submit(drift_job, calls, op, size, native=True),
-               "fixed": pool.submit(drift_job, calls, op, size),
-               "learning": pool.submit(drift_job, calls, op, size, True)}
+        fut = {"native": pool.submit(drift_job, calls, op, size, profile, native=True),
+               "fixed": pool.submit(drift_job, calls, op, size, profile),
+               "learning": pool.submit(drift_job, calls, op, size, profile, True)}
         jobs = {k: f.result() for k, f in fut.items()}
     learned = jobs["learning"]
     first = [a for a, t in zip(learned["algorithms"], learned["hetcoll_starts"]) if phase_of(t) == 0]
     kept = first[-1]
-    jobs["kept"] = jobs["native"] if kept == "native" else drift_job(calls, op, size, algo=kept)
+    jobs["kept"] = jobs["native"] if kept == "native" else drift_job(calls, op, size, profile, algo=kept)
     rows = []
     for ph in range(len(DRIFT_CHANGES) + 1):
         row = {"phase": ph}
@@ -158,7 +170,7 @@ def drift(calls, op, size, out):
         rows.append(row)
     ok = all(d["ok"] for d in jobs.values())
     out.mkdir(parents=True, exist_ok=True)
-    (out / "drift.json").write_text(json.dumps({"op": op, "bytes": size, "rows": rows, "kept": kept, "ok": ok,
+    (out / "drift.json").write_text(json.dumps({"op": op, "bytes": size, "profile": str(profile), "rows": rows, "kept": kept, "ok": ok,
                                                  "jobs": {k: {x: d[x] for x in ("hetcoll_calls", "hetcoll_starts",
                                                                                 "algorithms")}
                                                           for k, d in jobs.items()}}, indent=1))
@@ -176,7 +188,8 @@ def drift(calls, op, size, out):
                      f"{ms(r['fixed_median_s'])} | {ms(r['kept_median_s'])} | {ms(r['learning_median_s'])} | "
                      f"{r['learned_algorithm']} | {r.get('held_after_calls', '')} | {saved(r, 'kept')} | "
                      f"{saved(r, 'fixed')} |")
-    text = f"MPI_{op.capitalize()} of {size_name(size)}, 8 ranks on two_subnets_drift\n\n" + "\n".join(lines)
+    text = (f"MPI_{op.capitalize()} of {size_name(size)}, 8 ranks on two_subnets_drift, planned on "
+            f"{pathlib.Path(profile).name}\n\n" + "\n".join(lines))
     (out / "drift.md").write_text(text + "\n")
     print(text)
     if not ok:
@@ -221,12 +234,25 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "smpi_learning"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--drift", action="store_true", help="the drift job (see above)")
+    ap.add_argument("--retable", action="store_true", help="rewrite DIR/learning.md from DIR/learning.json")
+    ap.add_argument("--profile", default=str(PROFILES / "two_subnets.json"),
+                    help="--drift: the profile hetcoll plans on (default: two_subnets', the slow uplinks; "
+                         "none: the default model, a machine drawn flat)")
     a = ap.parse_args()
+    if a.retable:
+        out = pathlib.Path(a.out)
+        rows = json.loads((out / "learning.json").read_text())
+        for r in rows:
+            _, r["held_from"], r["first_calls_cost"], r["run_cost"] = held_from(r["learned_calls"], r["learned_algorithms"])
+        (out / "learning.json").write_text(json.dumps(rows, indent=1))
+        (out / "learning.md").write_text(table(rows) + "\n")
+        print(table(rows))
+        return
     if not BENCH.exists():
         sys.exit("learning.py: build/smpi/smpi_bench is missing (bash scripts/build_smpi.sh)")
     if a.drift:
         drift(a.calls if a.calls != 120 else 300, a.ops if "," not in a.ops else "bcast",
-              int(a.sizes) if "," not in a.sizes else 1048576, pathlib.Path(a.out))
+              int(a.sizes) if "," not in a.sizes else 1048576, a.profile, pathlib.Path(a.out))
         return
     cases = a.cases.split(",")
     for c in cases:

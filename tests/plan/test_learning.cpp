@@ -104,27 +104,32 @@ TEST(Learning, CloseCandidatesAreMeasuredAgainThenOneIsKept) {
 }
 
 TEST(Learning, ACandidateFarSlowerIsDroppedAtItsProbeAndTheBudgetWaits) {
-  // Candidate 1 is 20x slower: one probe loses 19 calls' time; the next
-  // trial waits until the site's time makes that 2 %.
+  // Candidate 1 is 20x slower: its probe loses 19 calls' time. Candidate 2
+  // (1.2x) is probed at once (probes are not held to the budget), but its
+  // batch waits until the site's time makes that loss 2 %.
   LearningRules rules;
   Job job(3, 1, rules);
-  job.run({1e-3, 20e-3, 1.5e-3}, 300);
+  job.run({1e-3, 20e-3, 1.2e-3}, 300);
   EXPECT_TRUE(job.rule().measured()[1].dropped);
   EXPECT_EQ(job.rule().measured()[1].calls, 1);
-  size_t tries_of_2 = 0;
-  for (size_t i = 0; i < job.ran.size(); ++i)
-    if (job.ran[i] == 2) {
-      tries_of_2 = i;
-      break;
-    }
-  // The probe of 1 (call 4) lost 19 ms: candidate 2 waits for about
-  // 19 / 0.02 = 950 ms of calls — not within 300.
-  EXPECT_EQ(tries_of_2, 0u) << "candidate 2 was tried at call " << tries_of_2;
-  job.run({1e-3, 20e-3, 1.5e-3}, 2000);
+  EXPECT_EQ(job.rule().measured()[2].calls, 1);  // probed, its batch not yet run
+  EXPECT_EQ(job.rule().phase(), LearnedChoice::Phase::exploring);
+  job.run({1e-3, 20e-3, 1.2e-3}, 2000);
   EXPECT_EQ(job.rule().phase(), LearnedChoice::Phase::settled);
   EXPECT_EQ(job.rule().best(), 0);
-  // At every point the loss is the budget's share, but for one probe's overshoot.
-  EXPECT_LE(job.rule().lost(), rules.budget * job.rule().total() + 19e-3);
+  EXPECT_GT(job.rule().measured()[2].calls, 1);
+  // At every point the loss is the budget's share, but for the probes.
+  EXPECT_LE(job.rule().lost(), rules.budget * job.rule().total() + 19e-3 + 0.2e-3);
+}
+
+TEST(Learning, AFastCandidateBehindASlowOneIsFoundAtOnce) {
+  // The model wrong (a fat tree drawn flat): native, probed first, is 2.5x
+  // slower than the decision; the runner-up 3.2x faster. It is found at its
+  // probe, not after the budget has paid for native's.
+  Job job(4, 4);
+  job.run({12e-3, 30e-3, 12e-3, 3.75e-3}, 200);
+  EXPECT_EQ(job.rule().best(), 3);
+  EXPECT_LE(job.settled_on(3), 40u);
 }
 
 TEST(Learning, DriftOpensTheChoiceAgainAndTheNewFastestIsKept) {
@@ -167,6 +172,23 @@ TEST(Learning, AChangeWhileExploringDiscardsWhatWasMeasuredBefore) {
   }
 }
 
+TEST(Learning, AWindowThatStraddlesTheChangeIsNotTakenForTheNewMachine) {
+  // Native (1) settled on; then the uplinks come back and every candidate
+  // gets faster, native the most. The window that shows the change is half
+  // slow: taken as native's new time, the others' fresh times would beat
+  // it. (SMPI's two_subnets_drift did that to an alltoall: spread_alltoall
+  // kept at 9.4 ms beside native's 4.2.)
+  // The change comes anywhere: settled, or while a recheck explores and the
+  // best waits for budget in windows that double.
+  for (int change = 300; change <= 3000; change += 37) {
+    Job job(4, 4);
+    job.run({3e-3, 1e-3, 2.2e-3, 1.3e-3}, change);
+    ASSERT_EQ(job.rule().best(), 1) << "changed at call " << change;
+    job.run({0.9e-3, 0.2e-3, 0.45e-3, 0.42e-3}, 3000);
+    EXPECT_EQ(job.rule().best(), 1) << "changed at call " << change;
+  }
+}
+
 TEST(Learning, NoiseWithinTheBandNeverOpensTheChoice) {
   Job job(4, 4);
   job.noise = 0.15;  // ±15% a call: a window's mean stays within 25 %
@@ -196,7 +218,20 @@ TEST(Learning, ASingleCandidateSettlesAfterItsWarmCalls) {
   Job job(1, 2);
   job.run({1e-3}, 100);
   EXPECT_EQ(job.rule().phase(), LearnedChoice::Phase::settled);
-  EXPECT_EQ(job.settled_on(0), size_t(LearningRules{}.warm_calls));  // settled at its last warm call
+  EXPECT_EQ(job.settled_on(0), size_t(LearningRules{}.warm_calls) + 1);  // the first call, then its warm calls
+}
+
+TEST(Learning, TheSitesFirstCallIsNotTimed) {
+  // A site's first call makes connections and touches memory first (under
+  // SMPI, 99 us where the next take 20): it must not be the decision's time.
+  LearnedChoice c(3);
+  EXPECT_TRUE(c.next().candidate == 0 && !c.next().exchange_after);
+  c.record(1.0);
+  for (int i = 0; i < LearningRules{}.warm_calls; ++i) c.record(1e-3);
+  EXPECT_DOUBLE_EQ(c.pending(), LearningRules{}.warm_calls * 1e-3);
+  c.agreed(c.pending());
+  EXPECT_DOUBLE_EQ(c.measured()[0].mean(), 1e-3);
+  EXPECT_EQ(c.measured()[0].calls, LearningRules{}.warm_calls);
 }
 
 TEST(Learning, HostileTimesAreTakenAsZeroAndBadRulesRefused) {
