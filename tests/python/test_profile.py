@@ -44,9 +44,16 @@ def local_profile(tmp_path_factory):
     topo = out.parent / "topology.conf"
     topo.write_text(f"SwitchName=here Nodes={socket.gethostname()}\nSwitchName=away Nodes=elsewhere[0-3]\n"
                     "SwitchName=top Switches=here,away\n")
-    proc = subprocess.run([sys.executable, "-m", "hetcoll", "probe", "--np", "3", "-o", str(out), "--repeats", "3",
-                           "--budget", "120", "--topology", str(topo), "--", "--mca", "btl", "self,vader,tcp"],
-                          capture_output=True, text=True, env=_env(), timeout=600)
+    # On a loaded machine the probe may refuse what it measured (shared
+    # memory's 256 KiB message no slower than its 8 B one: noise, said so,
+    # no profile written): it is asked again, up to three times, as
+    # tests/fuzz/preload_fuzz.cmake does; any other failure fails at once.
+    for attempt in range(3):
+        proc = subprocess.run([sys.executable, "-m", "hetcoll", "probe", "--np", "3", "-o", str(out), "--repeats",
+                               "3", "--budget", "120", "--topology", str(topo), "--", "--mca", "btl",
+                               "self,vader,tcp"], capture_output=True, text=True, env=_env(), timeout=600)
+        if proc.returncode == 0 or "measures noise" not in proc.stderr + proc.stdout:
+            break
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert "written to" in proc.stdout
     # Said: the declaration read, no switch inside this job's one subnet.
