@@ -20,19 +20,7 @@
 #include <vector>
 
 #include "hetcoll.h"
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>  // Open MPI's MPIX_<Coll>_init
-#endif
-
-#if MPI_VERSION >= 4
-#define HAVE_PERSISTENT 1
-#define PINIT(Name) MPI_##Name##_init
-#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
-#define HAVE_PERSISTENT 1
-#define PINIT(Name) MPIX_##Name##_init
-#else
-#define HAVE_PERSISTENT 0
-#endif
+#include "persistent_form.hpp"
 
 namespace {
 

@@ -43,21 +43,13 @@
 #include <vector>
 
 #include "hetcoll.h"
+#include "persistent_form.hpp"
 
 namespace {
 
 int world_rank = 0, world_size = 1;
 long failures = 0, checks = 0;
 
-#if MPI_VERSION >= 4
-#define HAVE_PERSISTENT 1
-#define PINIT(Name) MPI_##Name##_init
-#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
-#define HAVE_PERSISTENT 1
-#define PINIT(Name) MPIX_##Name##_init
-#else
-#define HAVE_PERSISTENT 0
-#endif
 
 void fail(const std::string& what) {
   if (failures++ < 30) std::fprintf(stderr, "rank %d: FAIL %s\n", world_rank, what.c_str());

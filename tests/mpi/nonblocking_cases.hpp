@@ -4,6 +4,8 @@
 // Included by mpi_nonblocking.cpp alone.
 #pragma once
 #include <mpi.h>
+
+#include "persistent_form.hpp"
 #if defined(__has_include)
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -28,15 +30,6 @@ namespace nb_cases {
 static int world_rank = 0, world_size = 1;
 static std::atomic<long> failures{0}, checks{0}, hetcoll_ran{0};
 
-#if MPI_VERSION >= 4
-#define HAVE_PERSISTENT 1
-#define PINIT(Name) MPI_##Name##_init
-#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
-#define HAVE_PERSISTENT 1
-#define PINIT(Name) MPIX_##Name##_init
-#else
-#define HAVE_PERSISTENT 0
-#endif
 
 inline void fail(const std::string& what) {
   if (failures++ < 20) std::fprintf(stderr, "rank %d: FAIL %s\n", world_rank, what.c_str());
