@@ -123,11 +123,16 @@ std::string told(const LearnedSite& s, LearnedChoice::Change change) {
   return line;
 }
 
-// The site of this call's representative, made when it has none.
-LearnedSite* find_or_make_site(LearnedSites& all, const Collective& coll, const Compiled& decided, const char* name) {
+// The call's representative (in place or not: the root's affair) and its key.
+Collective representative_of(const Collective& coll) {
   Collective call = coll;
   call.in_place = false;
-  const Collective rep = representative(call);
+  return representative(call);
+}
+
+// The site of this call's representative, made when it has none.
+LearnedSite* find_or_make_site(LearnedSites& all, const Collective& coll, const Compiled& decided, const char* name) {
+  const Collective rep = representative_of(coll);
   const uint64_t key = site_key(rep);
   auto it = all.sites.find(key);
   if (it != all.sites.end()) return it->second && same_site(it->second->rep, rep) ? it->second.get() : nullptr;
@@ -144,19 +149,23 @@ LearnedSite* find_or_make_site(LearnedSites& all, const Collective& coll, const 
   return s;
 }
 
+// A new configuration (hetcoll_set_*, agreed on MPI_COMM_WORLD): learned anew.
+void forget_if_reconfigured(LearnedSites& all) {
+  const uint64_t gen = runtime().generation.load(std::memory_order_acquire);
+  if (all.generation == gen) return;
+  all.sites.clear();
+  all.recent = nullptr;
+  all.recent_site = nullptr;
+  all.generation = gen;
+}
+
 // The site of a blocking call (made by its first call; nullptr: not learned).
 LearnedSite* site_for(CommState& st, const Collective& coll, const std::shared_ptr<const Compiled>& decided,
                       const char* name) {
   if (!st.learned) st.learned = std::make_shared<LearnedSites>();
   LearnedSites& all = *st.learned;
   if (all.off) return nullptr;
-  const uint64_t gen = runtime().generation.load(std::memory_order_acquire);
-  if (all.generation != gen) {  // a new configuration: learned anew
-    all.sites.clear();
-    all.recent = nullptr;
-    all.recent_site = nullptr;
-    all.generation = gen;
-  }
+  forget_if_reconfigured(all);
   if (all.recent == decided) return all.recent_site;
   LearnedSite* s = find_or_make_site(all, coll, *decided, name);
   all.recent = decided;
@@ -190,12 +199,16 @@ std::shared_ptr<const Compiled> learned_for(CommState& st, const std::shared_ptr
   if (form == Form::blocking) {
     if (!t_in_scope) return decided;  // the C API: no native MPI to hand the call to
     s = site_for(st, coll, decided, name);
-  } else if (st.learned && !st.learned->off) {
-    Collective call = coll;
-    call.in_place = false;
-    const Collective rep = representative(call);
-    auto it = st.learned->sites.find(site_key(rep));
-    if (it != st.learned->sites.end() && it->second && same_site(it->second->rep, rep)) s = it->second.get();
+  } else if (st.learned && !st.learned->off) {  // the site its blocking calls made, if any (never made here)
+    LearnedSites& all = *st.learned;
+    forget_if_reconfigured(all);
+    if (all.recent == decided) {
+      s = all.recent_site;
+    } else {
+      const Collective rep = representative_of(coll);
+      auto it = all.sites.find(site_key(rep));
+      if (it != all.sites.end() && it->second && same_site(it->second->rep, rep)) s = it->second.get();
+    }
   }
   if (!s) return decided;
   if (form != Form::blocking) {
