@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""An algorithm's cost is written once, in its registration (`a.cost` in
-`Algorithm x_algorithm()`): the `// Cost:` line of the file's opening block
+"""An algorithm's cost is written once, in its row of the description table
+(`ALGORITHM(x, …, cost, source)` in src/algorithms/all.def): the `// Cost:`
+line of the opening block of the file that defines `Algorithm x_algorithm()`
 is that text, and this script holds the two together.
 
     python scripts/algorithm_headers.py           # check: exit 1 naming every file out of step

@@ -86,12 +86,12 @@ using Variants = std::vector<std::string> (*)(const Collective&, const MachineMo
 
 struct Algorithm {
   Algorithm() = default;
-  // An algorithm described: `Algorithm a{"name", {CollOp::…}, description,
-  // steps, bytes, cost, source};`, the rest set after.
-  Algorithm(std::string name_, std::vector<CollOp> ops_, std::string description_, std::string steps_,
-            std::string bytes_, std::string cost_, std::string source_)
-      : name(std::move(name_)), ops(std::move(ops_)), description(std::move(description_)), steps(std::move(steps_)),
-        bytes(std::move(bytes_)), cost(std::move(cost_)), source(std::move(source_)) {}
+  // What a generator file's `Algorithm x_algorithm()` states: the
+  // collectives it implements and its code; the rest set after. Its name
+  // and text are its row of algorithms/all.def.
+  Algorithm(std::vector<CollOp> ops_, Generator generate_, ClosedForm closed_form_ = nullptr,
+            RoundsOf rounds_ = nullptr)
+      : ops(std::move(ops_)), generate(generate_), closed_form(closed_form_), rounds(rounds_) {}
   std::string name;
   std::vector<CollOp> ops;   // collectives it implements
   std::string description;   // one line: what it does

@@ -92,14 +92,8 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm bruck_allgather_algorithm() {
-  Algorithm a{"bruck_allgather", {CollOp::allgather, CollOp::allgatherv},
-              "Bruck's allgather, radix k: ceil(log_k p) rounds for any p, then a local rotation",
-              "ceil(log_k p) rounds of k-1 messages", "(p-1)/p n received per rank",
-              "(k-1) ceil(log_k p) alpha + (p-1)/p n beta", "Bruck, Ho, Kipnis, Upfal, Weathersby 1997"};
+  Algorithm a{{CollOp::allgather, CollOp::allgatherv}, generate, closed, rounds};
   a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix: k-1 blocks go out in each of the ceil(log_k p) steps"}};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
   a.variants = variants;
   return a;
 }

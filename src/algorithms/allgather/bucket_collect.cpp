@@ -41,12 +41,6 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm bucket_collect_algorithm() {
-  Algorithm a{"bucket_collect", {CollOp::allgather, CollOp::allgatherv},
-              "ring: pass the block received last step to the right neighbour (InterCom's bucket collect)", "p-1",
-              "(p-1)/p n sent and received per rank", "(p-1) alpha + (p-1)/p n beta", "InterCom §4.2"};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::allgather, CollOp::allgatherv}, generate, closed, rounds};
 }
 }  // namespace hetcoll

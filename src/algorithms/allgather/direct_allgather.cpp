@@ -55,12 +55,6 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm direct_allgather_algorithm() {
-  Algorithm a{"direct_allgather", {CollOp::allgather, CollOp::allgatherv},
-              "one step: every rank sends its block to every other at once", "1", "the block, p-1 times per rank",
-              "(p-1)(alpha + b beta) on one port", "Thakur, Rabenseifner & Gropp 2005 (direct exchange)"};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::allgather, CollOp::allgatherv}, generate, closed, rounds};
 }
 }  // namespace hetcoll

@@ -61,12 +61,6 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 }  // namespace
 
 Algorithm gather_bcast_algorithm() {
-  Algorithm a{"gather_bcast", {CollOp::allgather, CollOp::allgatherv},
-              "MST gather to rank 0, then binomial broadcast (InterCom's short-vector collect)", "2 ceil(log2 p)",
-              "(p-1)/p n into rank 0, then n per broadcast message",
-              "2 ceil(log2 p) alpha + ((p-1)/p + ceil(log2 p)) n beta", "InterCom §5.1"};
-  a.generate = generate;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::allgather, CollOp::allgatherv}, generate, closed};
 }
 }  // namespace hetcoll

@@ -48,13 +48,7 @@ Schedule generate(const GenContext& ctx) {
 }  // namespace
 
 Algorithm hybrid_allgather_algorithm() {
-  Algorithm a{"hybrid_allgather", {CollOp::allgather},
-              "InterCom hybrid collect: gather+broadcast or bucket collect per mesh line, innermost first",
-              "ceil(log2 dk) twice or dk - 1, then di - 1 per outer dimension",
-              "(p-1)/p n received per rank, more for M",
-              "[M: 2 ceil(log2 dk) alpha + (dk-1) b beta + ceil(log2 dk) dk b beta] + sum_i (di-1)(alpha + chunk_i beta)",
-              "InterCom §6, Fig. 3"};
-  a.generate = generate;
+  Algorithm a{{CollOp::allgather}, generate};
   hybrid_registry_entry<CollOp::allgather>(a);  // mesh, closed form, estimate, variants
   return a;
 }

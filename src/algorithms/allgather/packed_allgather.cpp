@@ -69,13 +69,7 @@ std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
 }  // namespace
 
 Algorithm packed_allgather_algorithm() {
-  Algorithm a{"packed_allgather", {CollOp::allgather, CollOp::allgatherv},
-              "every block along the broadcast's packed trees hung from its host, a share per tree, pipelined",
-              "about depth + pieces",
-              "every block into every rank once; an edge carries each way the blocks on its side",
-              "about the gathered vector over the packing's rate (each cut its blocks) + depth piece times",
-              "tree packing (Edmonds; Blink MLSys 2020), allgather forests (ForestColl 2024)"};
-  a.generate = generate;
+  Algorithm a{{CollOp::allgather, CollOp::allgatherv}, generate};
   packed_registry_entry(a, true, variants);
   return a;
 }

@@ -86,13 +86,6 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm recursive_doubling_allgather_algorithm() {
-  Algorithm a{"recursive_doubling_allgather", {CollOp::allgather, CollOp::allgatherv},
-              "exchange everything with the partner differing in bit k; extra ranks fold in",
-              "log2 p (+2 for non-powers of two)", "(p-1)/p n received per rank", "log2 p alpha + (p-1)/p n beta",
-              "Thakur, Rabenseifner, Gropp 2005 (MPICH)"};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::allgather, CollOp::allgatherv}, generate, closed, rounds};
 }
 }  // namespace hetcoll

@@ -16,7 +16,9 @@
 // (time (λ/⌊λ⌋)·T_⌊λ⌋(n) when every send idles); bks_combine picks by the
 // break-even rule (Table 2). Every rank combines in its own order, so
 // floating-point results differ in the last bits between ranks.
-// Cost: T_ceil(lambda)(p) (delay-receive) or (lambda/floor(lambda)) T_floor(lambda)(p) (delay-send)
+// Cost of bks_combine: T_ceil(lambda)(p) (delay-receive) or (lambda/floor(lambda)) T_floor(lambda)(p) (delay-send)
+// Cost of bks_delay_receive: T_ceil(lambda)(p)
+// Cost of bks_delay_send: (lambda/floor(lambda)) T_floor(lambda)(p)
 #include <cmath>
 
 #include "algorithms/all.hpp"
@@ -124,33 +126,24 @@ bool fractional_lambda(const Collective& c, const MachineModel& m) {
   return std::fabs(lam - std::round(lam)) > postal::kEps;
 }
 
-Algorithm bks_base(const char* name, const char* what, Generator g) {
-  Algorithm a{name, {CollOp::allreduce}, what, "T_L(p) rounds", "m per message, one message per rank per round",
-              "T_ceil(lambda)(p) (delay-receive) or (lambda/floor(lambda)) T_floor(lambda)(p) (delay-send)",
-              "Bruck et al. 1996 §3 (Bar-Noy, Kipnis, Schieber)"};
+Algorithm bks_base(Generator g) {
+  Algorithm a{{CollOp::allreduce}, g};
   a.params = {{"lambda", ParamKind::real, 1, postal::kMaxLambda, false, "the postal latency to schedule for (default: the model's)"},
               {"L", ParamKind::integer, 1, postal::kMaxLambda, false, "the integer round length, instead of lambda"}};
   a.rank_consistent = false;
-  a.generate = g;
   return a;
 }
 
 }  // namespace
 
-Algorithm bks_combine_algorithm() {
-  return bks_base("bks_combine",
-                  "postal global combine; delay-send or delay-receive chosen by the break-even rule of Table 2",
-                  generate_auto);
-}
+Algorithm bks_combine_algorithm() { return bks_base(generate_auto); }
 Algorithm bks_delay_receive_algorithm() {
-  Algorithm a = bks_base("bks_delay_receive", "postal global combine scheduled for L = ceil(lambda) (receives idle)",
-                  generate_receive);
+  Algorithm a = bks_base(generate_receive);
   a.distinct = fractional_lambda;
   return a;
 }
 Algorithm bks_delay_send_algorithm() {
-  Algorithm a = bks_base("bks_delay_send", "postal global combine scheduled for L = floor(lambda) (sends idle)",
-                  generate_send);
+  Algorithm a = bks_base(generate_send);
   a.distinct = fractional_lambda;
   return a;
 }

@@ -188,19 +188,13 @@ std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
 }  // namespace
 
 Algorithm hub_allreduce_algorithm() {
-  Algorithm a{"hub_allreduce", {CollOp::allreduce},
-              "pipelined chain combining towards a hub, which streams the result back to every rank",
-              "p-1+k segment steps up, one more down (k segments)",
-              "m/k per message; m sent per rank, m received at the chain's first rank, 2m at the others, (p-1)m sent by the hub",
-              "about (p+k)(alpha + (m/k)(beta + gamma)) where the hub's link is (p-1)x faster",
-              "InterCom §8 pipelining; NCCL tree allreduce (depth 1); hub by Banikazemi et al. 1999 §4"};
+  Algorithm a{{CollOp::allreduce}, generate};
   a.params = {{"hub", ParamKind::integer, 0, double(kMaxRanks), false, "the combining rank (of the group)"},
               {"window", ParamKind::integer, 1, 65536, false, "segments a rank has in flight (sent, result not yet back)"},
               {"chain", ParamKind::integer, 0, 1, false,
                "1 (default): the other ranks pass their segments along a chain, combining, the last to the hub; "
                "0: each sends to the hub directly"},
               seg_param()};
-  a.generate = generate;
   a.variants = variants;
   return a;
 }

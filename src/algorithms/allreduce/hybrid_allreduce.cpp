@@ -51,12 +51,7 @@ Schedule generate(const GenContext& ctx) {
 }  // namespace
 
 Algorithm hybrid_allreduce_algorithm() {
-  Algorithm a{"hybrid_allreduce", {CollOp::allreduce},
-              "InterCom hybrid on a logical mesh: distributed combines, MST combine-to-all or combine, collects",
-              "sum over dimensions: 2(di - 1) (S/C), 2 ceil(log2 dk) (M)", "2(di-1)/di of the piece per S/C dimension",
-              "sum_i 2(di-1) alpha + 2(di-1)/di n_i beta + (di-1)/di n_i gamma [+ ceil(log2 dk)(2 alpha + 2 n_k beta + n_k gamma)]",
-              "InterCom §6, Fig. 3"};
-  a.generate = generate;
+  Algorithm a{{CollOp::allreduce}, generate};
   hybrid_registry_entry<CollOp::allreduce>(a);  // mesh and levels, closed form, estimate, variants
   return a;
 }

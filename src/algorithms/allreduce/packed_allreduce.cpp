@@ -146,13 +146,7 @@ std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
 }  // namespace
 
 Algorithm packed_allreduce_algorithm() {
-  Algorithm a{"packed_allreduce", {CollOp::allreduce},
-              "packed in-trees of the hosts: combine up and hand the result down the same trees, pipelined at once",
-              "about 2 depth + k segment steps",
-              "m up out of every host but the root's and m down into it; a host m times its children each way",
-              "about m / (the packing's rate) + 2 depth segment times, where links carry both ways at once",
-              "reduce-broadcast along packed trees (InterCom §7; Blink MLSys 2020; ForestColl 2024)"};
-  a.generate = generate;
+  Algorithm a{{CollOp::allreduce}, generate};
   packed_registry_entry(a, false, variants);
   a.distinct = distinct;  // one rank a host (above)
   return a;

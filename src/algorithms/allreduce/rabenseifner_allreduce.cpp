@@ -78,16 +78,9 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm rabenseifner_allreduce_algorithm() {
-  Algorithm a{"rabenseifner_allreduce", {CollOp::allreduce},
-              "recursive-halving reduce-scatter, then recursive-doubling allgather; extra ranks fold in",
-              "2 log2 p (+2 for non-powers of two)", "2(p-1)/p n per rank",
-              "2 log2 p alpha + 2(p-1)/p n beta + (p-1)/p n gamma",
-              "Rabenseifner 1997; Thakur, Rabenseifner, Gropp 2005"};
+  Algorithm a{{CollOp::allreduce}, generate, closed, rounds};
   a.params = {{"doubling", ParamKind::integer, 0, 1, false,
                "1: reduce-scatter partners at distance 1, 2, 4, … (near ranks exchange the largest halves)"}};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
   a.variants = [](const Collective&, const MachineModel&) {
     return std::vector<std::string>{"rabenseifner_allreduce", "rabenseifner_allreduce[doubling=1]"};
   };

@@ -83,14 +83,8 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm recursive_doubling_allreduce_algorithm() {
-  Algorithm a{"recursive_doubling_allreduce", {CollOp::allreduce},
-              "exchange and combine whole vectors with the partner differing in bit k",
-              "log2 p (+2 for non-powers of two)", "n per message, log2 p messages per rank",
-              "log2 p (alpha + n beta + n gamma)", "Thakur, Rabenseifner, Gropp 2005 (MPICH)"};
+  Algorithm a{{CollOp::allreduce}, generate, closed, rounds};
   a.params = {fold_param()};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
   a.variants = [](const Collective& c, const MachineModel&) {
     std::vector<std::string> v{"recursive_doubling_allreduce"};
     if (Fold(c.nranks).extra) v.push_back("recursive_doubling_allreduce[fold=1]");

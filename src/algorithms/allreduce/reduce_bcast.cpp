@@ -32,12 +32,6 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 }  // namespace
 
 Algorithm reduce_bcast_algorithm() {
-  Algorithm a{"reduce_bcast", {CollOp::allreduce},
-              "binomial combine-to-one, then binomial broadcast (InterCom's short-vector combine-to-all)",
-              "2 ceil(log2 p)", "m per message, 2(p-1) messages",
-              "2 ceil(log2 p) alpha + 2 ceil(log2 p) m beta + ceil(log2 p) m gamma", "InterCom §5.1"};
-  a.generate = generate;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::allreduce}, generate, closed};
 }
 }  // namespace hetcoll

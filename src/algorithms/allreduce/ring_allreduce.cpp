@@ -45,13 +45,6 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm ring_allreduce_algorithm() {
-  Algorithm a{"ring_allreduce", {CollOp::allreduce},
-              "bucket distributed combine, then bucket collect (InterCom's long-vector combine-to-all)", "2(p-1)",
-              "2(p-1)/p n sent and received per rank", "2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma",
-              "InterCom §5.2"};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::allreduce}, generate, closed, rounds};
 }
 }  // namespace hetcoll

@@ -119,15 +119,8 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm bruck_alltoall_algorithm() {
-  Algorithm a{"bruck_alltoall", {CollOp::alltoall},
-              "Bruck's alltoall, radix k: pack positions by digit, ceil(log_k p) rounds",
-              "ceil(log_k p) rounds of k-1 messages", "about (k-1)/k n per round per rank",
-              "ceil(log_k p)((k-1) alpha + about (p/k) b beta per message)",
-              "Bruck, Ho, Kipnis, Upfal, Weathersby 1997"};
+  Algorithm a{{CollOp::alltoall}, generate, closed, rounds};
   a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix of the digit-wise exchange"}};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
   a.variants = variants;
   return a;
 }

@@ -37,12 +37,7 @@ std::vector<Round> rounds(const GenContext& ctx) { return direct_a2a_rounds(ctx.
 }  // namespace
 
 Algorithm pairwise_exchange_algorithm() {
-  Algorithm a{"pairwise_exchange", {CollOp::alltoall, CollOp::alltoallv},
-              "p-1 steps: send to r+s, receive from r-s; the next send waits for the last receive", "p-1",
-              "(p-1)/p n sent and received per rank", "(p-1)(alpha + (n/p) beta)",
-              "Thakur, Rabenseifner, Gropp 2005 (MPICH)"};
-  a.generate = generate;
-  a.rounds = rounds;
+  Algorithm a{{CollOp::alltoall, CollOp::alltoallv}, generate, nullptr, rounds};
   direct_a2a_entry(a);  // its closed form, local counts, in place on a copy
   return a;
 }

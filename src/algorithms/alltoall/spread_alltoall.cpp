@@ -34,11 +34,7 @@ std::vector<Round> rounds(const GenContext& ctx) { return direct_a2a_rounds(ctx.
 }  // namespace
 
 Algorithm spread_alltoall_algorithm() {
-  Algorithm a{"spread_alltoall", {CollOp::alltoall, CollOp::alltoallv},
-              "post all receives and sends at once, destinations r+1, r+2, ...", "1 (p-1 messages per rank)",
-              "(p-1)/p n sent and received per rank", "(p-1)(alpha + (n/p) beta)", "MPICH isend/irecv alltoall"};
-  a.generate = generate;
-  a.rounds = rounds;
+  Algorithm a{{CollOp::alltoall, CollOp::alltoallv}, generate, nullptr, rounds};
   direct_a2a_entry(a);  // its closed form, local counts, in place on a copy
   return a;
 }

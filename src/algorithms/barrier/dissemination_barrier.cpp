@@ -42,11 +42,6 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm dissemination_barrier_algorithm() {
-  Algorithm a{"dissemination_barrier", {CollOp::barrier}, "round k: signal r + 2^k, wait for r - 2^k", "ceil(log2 p)",
-              "0 (p ceil(log2 p) empty messages)", "ceil(log2 p) alpha", "Hensgen, Finkel, Manber 1988"};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::barrier}, generate, closed, rounds};
 }
 }  // namespace hetcoll

@@ -48,9 +48,6 @@ Schedule generate(const GenContext& ctx) {
 }  // namespace
 
 Algorithm tree_barrier_algorithm() {
-  Algorithm a{"tree_barrier", {CollOp::barrier}, "binomial fan-in to rank 0, then fan-out", "2 ceil(log2 p)",
-              "0 (2(p-1) empty messages)", "2 ceil(log2 p) alpha", "MPICH/Open MPI tree barrier"};
-  a.generate = generate;
-  return a;
+  return Algorithm{{CollOp::barrier}, generate};
 }
 }  // namespace hetcoll

@@ -47,12 +47,8 @@ Schedule generate_alpha_partition(const GenContext& ctx) {
 }  // namespace
 
 Algorithm alpha_partition_algorithm() {
-  Algorithm a{"alpha_partition", {CollOp::bcast},
-              "recursive alpha-partition; alpha per n from the legal-range look-up table (or fixed alpha=)",
-              "T_lambda(p) with the table", "m per message, p-1 messages",
-              "T_lambda(p) with the look-up table (postal units)", "Bruck et al. 1996 §2.4-2.5, Figs. 6-9"};
+  Algorithm a{{CollOp::bcast}, generate_alpha_partition};
   a.params = {{"alpha", ParamKind::real, 0, 1, true, "fixed split fraction: the source keeps round(alpha n) of n (default: the look-up table)"}};
-  a.generate = generate_alpha_partition;
   a.distinct = postal_lambda_above_one;
   // With the look-up table it attains T_λ(p) (§2.5); a fixed alpha: no estimate.
   a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {

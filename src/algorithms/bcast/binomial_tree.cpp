@@ -25,10 +25,7 @@ Schedule generate_binomial(const GenContext& ctx) {
 }  // namespace
 
 Algorithm binomial_tree_algorithm() {
-  Algorithm a{"binomial_tree", {CollOp::bcast},
-              "recursive halving: the source keeps ceil(n/2) nodes and sends to a leader of the rest", "ceil(log2 p)",
-              "m per message, p-1 messages", "ceil(log2 p)(alpha + m beta)", "Bruck et al. 1996 §2.1, Fig. 1"};
-  a.generate = generate_binomial;
+  Algorithm a{{CollOp::bcast}, generate_binomial};
   // The last leaf hears ⌈log2 p⌉ hops from the root, λ each (Fig. 1b: 3λ for 8).
   a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
     return postal_estimate(ctx, [&](double lambda) { return double(ceil_log2(uint64_t(ctx.coll.nranks))) * lambda; });

@@ -62,13 +62,8 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams& h) {
 }  // namespace
 
 Algorithm chain_bcast_algorithm() {
-  Algorithm a{"chain_bcast", {CollOp::bcast},
-              "pipelined chain: segments flow rank to rank; segment size chosen by the model",
-              "p-2+k segment steps (k segments)", "m/k per message, (p-1)k messages", "(p-2+k)(alpha + (m/k) beta)",
-              "pipelined broadcast (InterCom §8; MPICH/Open MPI pipeline)"};
+  Algorithm a{{CollOp::bcast}, generate, closed};
   a.params = {seg_param()};
-  a.generate = generate;
-  a.closed_form = closed;
   return a;
 }
 }  // namespace hetcoll

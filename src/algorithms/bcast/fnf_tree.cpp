@@ -188,12 +188,7 @@ bool distinct(const Collective&, const MachineModel& m) { return m.ranks() > 0; 
 }  // namespace
 
 Algorithm fnf_tree_algorithm() {
-  Algorithm a{"fnf_tree", {CollOp::bcast, CollOp::reduce, CollOp::gather, CollOp::scatter},
-              "greedy tree on per-node and per-pair costs: fastest node first, from the earliest-completing sender",
-              "machine-dependent", "m per message, p-1 messages",
-              "the greedy's completion time (eqs. 6-7 on the tree it builds)",
-              "Banikazemi et al. 1999 §4; FNF (ICPP 1998); ECEF (Bhat et al. 1999)"};
-  a.generate = generate;
+  Algorithm a{{CollOp::bcast, CollOp::reduce, CollOp::gather, CollOp::scatter}, generate};
   a.distinct = distinct;
   a.estimate = estimate;
   return a;

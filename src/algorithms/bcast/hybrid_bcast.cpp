@@ -51,13 +51,7 @@ Schedule generate(const GenContext& ctx) {
 }  // namespace
 
 Algorithm hybrid_bcast_algorithm() {
-  Algorithm a{"hybrid_bcast", {CollOp::bcast},
-              "InterCom hybrid on a logical mesh: scatters, MST broadcast or scatter, collects",
-              "sum over dimensions: ceil(log2 di) + di - 1 (S/C), ceil(log2 dk) (M)",
-              "2(di-1)/di of the piece per S/C dimension, the piece per M step",
-              "sum_i (ceil(log2 di) + di - 1) alpha + 2 (di-1)/di n_i beta [+ ceil(log2 dk)(alpha + n_k beta)]",
-              "InterCom §6, Table 2, Fig. 3"};
-  a.generate = generate;
+  Algorithm a{{CollOp::bcast}, generate};
   hybrid_registry_entry<CollOp::bcast>(a);  // mesh and levels, closed form, estimate, variants
   return a;
 }

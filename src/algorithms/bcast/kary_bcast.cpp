@@ -22,12 +22,8 @@ std::vector<std::string> variants(const Collective&, const MachineModel&) {
 }  // namespace
 
 Algorithm kary_bcast_algorithm() {
-  Algorithm a{"kary_bcast", {CollOp::bcast},
-              "k-ary tree in breadth-first order: every interior rank forwards to k children",
-              "k (ceil(log_k((k-1)p+1)) - 1) sends on the critical path", "m per message, p-1 messages",
-              "k depth (alpha + m beta)", "k-ary trees (MPICH, Open MPI; Banikazemi et al. §3)"};
+  Algorithm a{{CollOp::bcast}, generate};
   a.params = {{"k", ParamKind::integer, 1, 1 << 30, false, "children per node"}};
-  a.generate = generate;
   a.variants = variants;
   return a;
 }

@@ -22,12 +22,8 @@ std::vector<std::string> variants(const Collective&, const MachineModel&) {
 }  // namespace
 
 Algorithm knomial_bcast_algorithm() {
-  Algorithm a{"knomial_bcast", {CollOp::bcast}, "k-nomial tree: each holder sends to k-1 ranks per round",
-              "ceil(log_k p) rounds, up to (k-1) ceil(log_k p) sends at the root", "m per message, p-1 messages",
-              "(k-1) ceil(log_k p)(alpha + m beta) along the root's path",
-              "MPICH/UCC k-nomial tree (binomial generalised)"};
+  Algorithm a{{CollOp::bcast}, generate};
   a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix: each rank sends to k-1 children per round"}};
-  a.generate = generate;
   a.variants = variants;
   // ⌈log_k p⌉ rounds; in each the last of k-1 children hears k-2+λ after its start.
   a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {

@@ -61,12 +61,8 @@ Schedule generate_lambda_tree(const GenContext& ctx) {
 }  // namespace
 
 Algorithm lambda_tree_algorithm() {
-  Algorithm a{"lambda_tree", {CollOp::bcast},
-              "optimal postal-model tree for real lambda, built greedily with two queues in O(n)",
-              "T_lambda(p) time units", "m per message, p-1 messages",
-              "T_lambda(p) = min{t : N_lambda(t) >= p} (postal units)", "Bruck et al. 1996 §2.3, Fig. 2"};
+  Algorithm a{{CollOp::bcast}, generate_lambda_tree};
   a.params = {{"lambda", ParamKind::real, 1, postal::kMaxLambda, false, "the postal latency to build the tree for (default: the model's)"}};
-  a.generate = generate_lambda_tree;
   a.distinct = postal_lambda_above_one;
   // Optimal on the postal model: T_λ(p) (built for another λ: no estimate).
   a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {

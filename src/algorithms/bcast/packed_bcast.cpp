@@ -58,13 +58,7 @@ std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
 }  // namespace
 
 Algorithm packed_bcast_algorithm() {
-  Algorithm a{"packed_bcast", {CollOp::bcast},
-              "spanning trees of the hosts packed on the links' bandwidths, each a share of the vector, pipelined",
-              "about depth + k segment steps",
-              "m into every rank; a host sends m times its children, averaged over the trees",
-              "about m / (the packing's rate) + depth segment times",
-              "tree packing (Edmonds; Blink MLSys 2020; ForestColl 2024), multiplicative weights (Garg-Könemann)"};
-  a.generate = generate;
+  Algorithm a{{CollOp::bcast}, generate};
   packed_registry_entry(a, false, variants);
   return a;
 }

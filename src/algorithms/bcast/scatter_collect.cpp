@@ -33,11 +33,6 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 }  // namespace
 
 Algorithm scatter_collect_algorithm() {
-  Algorithm a{"scatter_collect", {CollOp::bcast}, "MST scatter, then bucket collect (InterCom's long-vector broadcast)",
-              "ceil(log2 p) + p - 1", "2(p-1)/p n through the busiest rank",
-              "(ceil(log2 p) + p - 1) alpha + 2(p-1)/p n beta", "InterCom §5.2"};
-  a.generate = generate;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::bcast}, generate, closed};
 }
 }  // namespace hetcoll

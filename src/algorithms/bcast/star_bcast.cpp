@@ -24,11 +24,7 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm star_bcast_algorithm() {
-  Algorithm a{"star_bcast", {CollOp::bcast}, "sequential tree: the root sends to each rank in turn",
-              "p-1 sends by the root", "m per message, p-1 messages", "(p-1)(alpha + m beta)",
-              "Banikazemi et al. 1999 §3 (sequential tree)"};
-  a.generate = generate;
-  a.rounds = rounds;
+  Algorithm a{{CollOp::bcast}, generate, nullptr, rounds};
   // The last rank's send starts p-2 sends in and arrives λ later.
   a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
     return postal_estimate(ctx, [&](double lambda) { return ctx.coll.nranks < 2 ? 0.0 : double(ctx.coll.nranks) - 2 + lambda; });

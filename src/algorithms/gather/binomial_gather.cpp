@@ -15,11 +15,6 @@ Schedule generate(const GenContext& ctx) { return mst_blocks(ctx, "binomial_gath
 }  // namespace
 
 Algorithm binomial_gather_algorithm() {
-  Algorithm a{"binomial_gather", {CollOp::gather, CollOp::gatherv}, "InterCom's MST gather: the MST scatter reversed",
-              "ceil(log2 p)", "(p-1)/p n into the root, p-1 messages", "ceil(log2 p) alpha + (p-1)/p n beta",
-              "InterCom §4.1"};
-  a.generate = generate;
-  a.closed_form = mst_blocks_terms;
-  return a;
+  return Algorithm{{CollOp::gather, CollOp::gatherv}, generate, mst_blocks_terms};
 }
 }  // namespace hetcoll

@@ -14,11 +14,7 @@ Schedule generate(const GenContext& ctx) { return star_blocks(ctx, "star_gather"
 }  // namespace
 
 Algorithm star_gather_algorithm() {
-  Algorithm a{"star_gather", {CollOp::gather, CollOp::gatherv},
-              "sequential tree reversed: every rank sends its block to the root", "p-1 receives at the root",
-              "(p-1)/p n into the root, p-1 messages", "(p-1)(alpha + (n/p) beta)",
-              "Banikazemi et al. 1999 §3.3 (MPICH gather)"};
-  a.generate = generate;
+  Algorithm a{{CollOp::gather, CollOp::gatherv}, generate};
   star_blocks_entry(a);  // its closed form, rounds and local counts
   return a;
 }

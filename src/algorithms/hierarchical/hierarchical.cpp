@@ -543,17 +543,10 @@ std::vector<std::string> all_variants(const Collective& c, const MachineModel& m
 }  // namespace
 
 Algorithm hierarchical_algorithm() {
-  Algorithm a;
-  a.name = "hierarchical";
-  a.ops = {CollOp::bcast,    CollOp::reduce,         CollOp::allreduce, CollOp::allgather,
-           CollOp::allgatherv, CollOp::reduce_scatter_block, CollOp::reduce_scatter, CollOp::alltoall,
-           CollOp::gather,   CollOp::scatter,        CollOp::barrier,   CollOp::scan,
-           CollOp::exscan};
-  a.description = "phases inside hosts, inside subnets and among subnets, each phase's algorithm chosen by the model";
-  a.steps = "the sum of the phases' steps";
-  a.bytes = "across subnets: one vector per subnet (allgather: the subnet's blocks)";
-  a.cost = "the phases' costs; the top phase crosses the slow links once";
-  a.source = "ECO §4-5; Banikazemi et al. §4; SMP-aware collectives";
+  Algorithm a{{CollOp::bcast, CollOp::reduce, CollOp::allreduce, CollOp::allgather, CollOp::allgatherv,
+               CollOp::reduce_scatter_block, CollOp::reduce_scatter, CollOp::alltoall, CollOp::gather, CollOp::scatter,
+               CollOp::barrier, CollOp::scan, CollOp::exscan},
+              generate};
   a.composite = true;
   a.estimate = estimate;
   a.copy_in_place = {CollOp::alltoall};
@@ -566,7 +559,6 @@ Algorithm hierarchical_algorithm() {
                "allgather among subnets)"},
               {"direct", ParamKind::integer, 0, 1, false,
                "barrier, allgather: 1 = every rank crosses to its counterpart in the other subnets (no fan-out)"}};
-  a.generate = generate;
   a.distinct = distinct;
   a.variants = all_variants;
   return a;

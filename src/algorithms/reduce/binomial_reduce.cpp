@@ -18,11 +18,7 @@ Schedule generate(const GenContext& ctx) {
 }  // namespace
 
 Algorithm binomial_reduce_algorithm() {
-  Algorithm a{"binomial_reduce", {CollOp::reduce},
-              "binomial tree reversed: combine children's results, pass up (InterCom's MST combine-to-one)",
-              "ceil(log2 p)", "m per message, p-1 messages", "ceil(log2 p)(alpha + m beta + m gamma)",
-              "InterCom §4.1; Bruck et al. §2.1 tree"};
-  a.generate = generate;
+  Algorithm a{{CollOp::reduce}, generate};
   a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
     return tree_reduce_estimate(ctx, double(ceil_log2(uint64_t(ctx.coll.nranks))), 1);
   };

@@ -87,13 +87,8 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams& h) {
 }  // namespace
 
 Algorithm chain_reduce_algorithm() {
-  Algorithm a{"chain_reduce", {CollOp::reduce}, "pipelined chain towards the root; segment size chosen by the model",
-              "p-2+k segment steps (k segments)", "m/k per message, (p-1)k messages",
-              "(p-2+k)(alpha + (m/k)(beta + gamma)) when each stage takes one step",
-              "pipelined reduce (MPICH/Open MPI pipeline)"};
+  Algorithm a{{CollOp::reduce}, generate, closed};
   a.params = {seg_param()};
-  a.generate = generate;
-  a.closed_form = closed;
   return a;
 }
 }  // namespace hetcoll

@@ -39,12 +39,6 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 }  // namespace
 
 Algorithm distributed_combine_gather_algorithm() {
-  Algorithm a{"distributed_combine_gather", {CollOp::reduce},
-              "ring reduce-scatter, then MST gather to the root (InterCom's long-vector combine-to-one)",
-              "p - 1 + ceil(log2 p)", "2(p-1)/p n through the busiest rank",
-              "(p - 1 + ceil(log2 p)) alpha + 2(p-1)/p n beta + (p-1)/p n gamma", "InterCom §5.2"};
-  a.generate = generate;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::reduce}, generate, closed};
 }
 }  // namespace hetcoll

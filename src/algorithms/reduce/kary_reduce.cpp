@@ -18,10 +18,8 @@ std::vector<std::string> variants(const Collective&, const MachineModel&) {
 }  // namespace
 
 Algorithm kary_reduce_algorithm() {
-  Algorithm a{"kary_reduce", {CollOp::reduce}, "k-ary tree reversed", "k per level", "m per message, p-1 messages",
-              "k depth (alpha + m beta + m gamma)", "k-ary trees (MPICH, Open MPI)"};
+  Algorithm a{{CollOp::reduce}, generate};
   a.params = {{"k", ParamKind::integer, 1, 1 << 30, false, "children per node"}};
-  a.generate = generate;
   a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
     const uint64_t k = uint64_t(std::max(1, param_int(ctx, "k", 1))), p = uint64_t(ctx.coll.nranks);
     double levels = 0;  // below the root: k, k², … ranks until all p are in

@@ -19,11 +19,8 @@ std::vector<std::string> variants(const Collective&, const MachineModel&) {
 }  // namespace
 
 Algorithm knomial_reduce_algorithm() {
-  Algorithm a{"knomial_reduce", {CollOp::reduce}, "k-nomial tree reversed", "ceil(log_k p) rounds",
-              "m per message, p-1 messages", "(k-1) ceil(log_k p)(alpha + m beta + m gamma) along the root's path",
-              "MPICH/UCC k-nomial reduce"};
+  Algorithm a{{CollOp::reduce}, generate};
   a.params = {{"k", ParamKind::integer, 2, 1 << 30, false, "radix: each rank receives from k-1 children per round"}};
-  a.generate = generate;
   a.estimate = [](const GenContext& ctx, const HockneyParams&) -> std::optional<Terms> {
     const uint64_t k = uint64_t(std::max(2, param_int(ctx, "k", 2))), p = uint64_t(ctx.coll.nranks);
     double rounds = 0;

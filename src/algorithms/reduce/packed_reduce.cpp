@@ -66,13 +66,7 @@ std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
 }  // namespace
 
 Algorithm packed_reduce_algorithm() {
-  Algorithm a{"packed_reduce", {CollOp::reduce},
-              "spanning in-trees of the hosts packed on the links' bandwidths, each combining a share, pipelined",
-              "about depth + k segment steps",
-              "m out of every rank but the root; a host takes in m times its children, averaged over the trees",
-              "about m / (the packing's rate) + depth segment times (combining overlapped)",
-              "tree packing (Edmonds; Blink MLSys 2020; ForestColl 2024), multiplicative weights (Garg-Könemann)"};
-  a.generate = generate;
+  Algorithm a{{CollOp::reduce}, generate};
   packed_registry_entry(a, false, variants);
   return a;
 }

@@ -44,12 +44,6 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) { retur
 }  // namespace
 
 Algorithm rabenseifner_reduce_algorithm() {
-  Algorithm a{"rabenseifner_reduce", {CollOp::reduce}, "recursive-halving reduce-scatter, then MST gather to the root",
-              "2 log2 p (+1 for non-powers of two)", "2(p-1)/p n through the root",
-              "2 log2 p alpha + 2(p-1)/p n beta + (p-1)/p n gamma",
-              "Rabenseifner 1997; Thakur, Rabenseifner, Gropp 2005"};
-  a.generate = generate;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::reduce}, generate, closed};
 }
 }  // namespace hetcoll

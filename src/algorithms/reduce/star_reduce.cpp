@@ -22,12 +22,6 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm star_reduce_algorithm() {
-  Algorithm a{"star_reduce", {CollOp::reduce}, "sequential tree reversed: all send to the root, which combines",
-              "p-1 receives at the root", "m per message, p-1 messages",
-              "max((p-1)(alpha + m beta) + m gamma, alpha + m beta + (p-1) m gamma)",
-              "Banikazemi et al. 1999 §3 (sequential tree)"};
-  a.generate = generate;
-  a.rounds = rounds;
-  return a;
+  return Algorithm{{CollOp::reduce}, generate, nullptr, rounds};
 }
 }  // namespace hetcoll

@@ -44,13 +44,6 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm bucket_distributed_combine_algorithm() {
-  Algorithm a{"bucket_distributed_combine", {CollOp::reduce_scatter_block, CollOp::reduce_scatter},
-              "ring reduce-scatter: pass partial blocks to the right, combining on the way (InterCom)", "p-1",
-              "(p-1)/p n sent and received per rank", "(p-1) alpha + (p-1)/p n beta + (p-1)/p n gamma",
-              "InterCom §4.2"};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::reduce_scatter_block, CollOp::reduce_scatter}, generate, closed, rounds};
 }
 }  // namespace hetcoll

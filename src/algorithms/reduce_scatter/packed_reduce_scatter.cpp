@@ -85,13 +85,7 @@ std::vector<std::string> variants(const Collective& c, const MachineModel& m) {
 }  // namespace
 
 Algorithm packed_reduce_scatter_algorithm() {
-  Algorithm a{"packed_reduce_scatter", {CollOp::reduce_scatter_block, CollOp::reduce_scatter},
-              "every block combined along the packed trees hung from its host, a share per tree, pipelined",
-              "about depth + pieces",
-              "every block but its own out of every rank once; an edge carries each way the blocks beyond it",
-              "about the input vector over the packing's rate (each cut its blocks) + depth piece times",
-              "tree packing (Edmonds; Blink MLSys 2020), reduce-scatter forests (ForestColl 2024)"};
-  a.generate = generate;
+  Algorithm a{{CollOp::reduce_scatter_block, CollOp::reduce_scatter}, generate};
   packed_registry_entry(a, true, variants);
   return a;
 }

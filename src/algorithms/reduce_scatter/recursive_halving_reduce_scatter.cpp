@@ -121,16 +121,10 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm recursive_halving_reduce_scatter_algorithm() {
-  Algorithm a{"recursive_halving_reduce_scatter", {CollOp::reduce_scatter_block, CollOp::reduce_scatter},
-              "recursive halving: send the partner's half, combine the half received; extra ranks fold in",
-              "log2 p (+2 for non-powers of two)", "(p-1)/p n per rank", "log2 p alpha + (p-1)/p n (beta + gamma)",
-              "Thakur, Rabenseifner, Gropp 2005 (MPICH)"};
+  Algorithm a{{CollOp::reduce_scatter_block, CollOp::reduce_scatter}, generate, closed, rounds};
   a.params = {{"doubling", ParamKind::integer, 0, 1, false,
                "1: partners at distance 1, 2, 4, … (near ranks exchange the largest halves)"},
               fold_param()};
-  a.generate = generate;
-  a.rounds = rounds;
-  a.closed_form = closed;
   a.variants = [](const Collective& c, const MachineModel&) {
     std::vector<std::string> v{"recursive_halving_reduce_scatter", "recursive_halving_reduce_scatter[doubling=1]"};
     if (Fold(c.nranks).extra) {

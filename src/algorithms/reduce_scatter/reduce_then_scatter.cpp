@@ -38,12 +38,6 @@ std::optional<Terms> closed(const GenContext& ctx, const HockneyParams&) {
 }  // namespace
 
 Algorithm reduce_then_scatter_algorithm() {
-  Algorithm a{"reduce_then_scatter", {CollOp::reduce_scatter_block, CollOp::reduce_scatter},
-              "binomial combine-to-one, then MST scatter (InterCom's short-vector distributed combine)",
-              "2 ceil(log2 p)", "n per combine message, (p-1)/p n out of rank 0",
-              "2 ceil(log2 p) alpha + ((p-1)/p + ceil(log2 p)) n beta + ceil(log2 p) n gamma", "InterCom §5.1"};
-  a.generate = generate;
-  a.closed_form = closed;
-  return a;
+  return Algorithm{{CollOp::reduce_scatter_block, CollOp::reduce_scatter}, generate, closed};
 }
 }  // namespace hetcoll

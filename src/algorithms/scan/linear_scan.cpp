@@ -50,10 +50,6 @@ Schedule generate(const GenContext& ctx) {
 }  // namespace
 
 Algorithm linear_scan_algorithm() {
-  Algorithm a{"linear_scan", {CollOp::scan, CollOp::exscan},
-              "chain: receive the prefix from the left, combine, pass it right", "p-1", "m per message, p-1 messages",
-              "(p-1)(alpha + m beta + m gamma)", "MPICH linear scan"};
-  a.generate = generate;
-  return a;
+  return Algorithm{{CollOp::scan, CollOp::exscan}, generate};
 }
 }  // namespace hetcoll

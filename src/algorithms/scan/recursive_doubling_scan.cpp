@@ -56,12 +56,6 @@ std::vector<Round> rounds(const GenContext& ctx) {
 }  // namespace
 
 Algorithm recursive_doubling_scan_algorithm() {
-  Algorithm a{"recursive_doubling_scan", {CollOp::scan, CollOp::exscan},
-              "Hillis-Steele: round k combines the partial from rank i - 2^k", "ceil(log2 p)",
-              "m per message, about p log2 p messages", "ceil(log2 p)(alpha + m beta + m gamma)",
-              "Hillis & Steele 1986; MPICH"};
-  a.generate = generate;
-  a.rounds = rounds;
-  return a;
+  return Algorithm{{CollOp::scan, CollOp::exscan}, generate, nullptr, rounds};
 }
 }  // namespace hetcoll

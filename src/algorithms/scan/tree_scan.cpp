@@ -70,10 +70,6 @@ Schedule generate(const GenContext& ctx) {
 }  // namespace
 
 Algorithm tree_scan_algorithm() {
-  Algorithm a{"tree_scan", {CollOp::scan, CollOp::exscan}, "binomial up-sweep of range totals, down-sweep of prefixes",
-              "2 ceil(log2 p) levels", "m per message, 2(p-1) messages",
-              "about 2 ceil(log2 p)(alpha + m beta + m gamma)", "Blelloch 1990; Sanders & Traff 2006"};
-  a.generate = generate;
-  return a;
+  return Algorithm{{CollOp::scan, CollOp::exscan}, generate};
 }
 }  // namespace hetcoll

@@ -17,11 +17,6 @@ Schedule generate(const GenContext& ctx) { return mst_blocks(ctx, "binomial_scat
 }  // namespace
 
 Algorithm binomial_scatter_algorithm() {
-  Algorithm a{"binomial_scatter", {CollOp::scatter, CollOp::scatterv},
-              "InterCom's MST scatter: halve the range, send the other half's blocks to a leader there", "ceil(log2 p)",
-              "(p-1)/p n from the root, p-1 messages", "ceil(log2 p) alpha + (p-1)/p n beta", "InterCom §4.1"};
-  a.generate = generate;
-  a.closed_form = mst_blocks_terms;
-  return a;
+  return Algorithm{{CollOp::scatter, CollOp::scatterv}, generate, mst_blocks_terms};
 }
 }  // namespace hetcoll

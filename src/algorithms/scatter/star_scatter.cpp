@@ -14,11 +14,7 @@ Schedule generate(const GenContext& ctx) { return star_blocks(ctx, "star_scatter
 }  // namespace
 
 Algorithm star_scatter_algorithm() {
-  Algorithm a{"star_scatter", {CollOp::scatter, CollOp::scatterv},
-              "sequential tree: the root sends every block directly", "p-1 sends by the root",
-              "(p-1)/p n from the root, p-1 messages", "(p-1)(alpha + (n/p) beta)",
-              "Banikazemi et al. 1999 §3.2 (MPICH scatter)"};
-  a.generate = generate;
+  Algorithm a{{CollOp::scatter, CollOp::scatterv}, generate};
   star_blocks_entry(a);  // its closed form, rounds and local counts
   return a;
 }
