@@ -63,49 +63,51 @@ std::vector<CollOp> all_coll_ops() {
   return v;
 }
 
-bool is_reduction(CollOp op) {
-  switch (op) {
-    case CollOp::reduce:
-    case CollOp::allreduce:
-    case CollOp::reduce_scatter_block:
-    case CollOp::reduce_scatter:
-    case CollOp::scan:
-    case CollOp::exscan:
-      return true;
-    default:
-      return false;
-  }
+namespace {
+// What kind of collective each is, one row each in the order of
+// hetcoll_collectives.def: the facts code asks of a collective by kind.
+// (What it moves, it means in the switches of Collective, model/bound.cpp,
+// interpose/buffers.cpp and the hierarchy's phases.)
+struct CollFacts {
+  CollOp op;
+  bool reduction;          // combines contributions with an operator
+  bool root;               // one rank is the root
+  bool counts_everywhere;  // MPI gives every rank of the call every count
+  CollOp base;             // its regular form (a v-collective's, exscan's)
+};
+constexpr CollFacts kFacts[] = {
+    // collective                reduction  root   counts everywhere  base form
+    {CollOp::bcast,                 false,  true,  true,  CollOp::bcast},
+    {CollOp::reduce,                true,   true,  true,  CollOp::reduce},
+    {CollOp::allreduce,             true,   false, true,  CollOp::allreduce},
+    {CollOp::gather,                false,  true,  true,  CollOp::gather},
+    {CollOp::gatherv,               false,  true,  false, CollOp::gather},
+    {CollOp::scatter,               false,  true,  true,  CollOp::scatter},
+    {CollOp::scatterv,              false,  true,  false, CollOp::scatter},
+    {CollOp::allgather,             false,  false, true,  CollOp::allgather},
+    {CollOp::allgatherv,            false,  false, true,  CollOp::allgather},
+    {CollOp::reduce_scatter_block,  true,   false, true,  CollOp::reduce_scatter_block},
+    {CollOp::reduce_scatter,        true,   false, true,  CollOp::reduce_scatter_block},
+    {CollOp::alltoall,              false,  false, true,  CollOp::alltoall},
+    {CollOp::alltoallv,             false,  false, false, CollOp::alltoall},
+    {CollOp::barrier,               false,  false, true,  CollOp::barrier},
+    {CollOp::scan,                  true,   false, true,  CollOp::scan},
+    {CollOp::exscan,                true,   false, true,  CollOp::scan},
+};
+constexpr bool rows_in_order() {
+  for (int i = 0; i < kNumCollOps; ++i)
+    if (static_cast<int>(kFacts[i].op) != i) return false;
+  return true;
 }
+static_assert(sizeof(kFacts) / sizeof(kFacts[0]) == kNumCollOps && rows_in_order(),
+              "kFacts: one row for each collective of hetcoll_collectives.def, in its order");
+const CollFacts& facts(CollOp op) { return kFacts[static_cast<int>(op)]; }
+}  // namespace
 
-bool has_root(CollOp op) {
-  switch (op) {
-    case CollOp::bcast:
-    case CollOp::reduce:
-    case CollOp::gather:
-    case CollOp::gatherv:
-    case CollOp::scatter:
-    case CollOp::scatterv:
-      return true;
-    default:
-      return false;
-  }
-}
-
-CollOp base_form(CollOp op) {
-  switch (op) {
-    case CollOp::gatherv: return CollOp::gather;
-    case CollOp::scatterv: return CollOp::scatter;
-    case CollOp::allgatherv: return CollOp::allgather;
-    case CollOp::reduce_scatter: return CollOp::reduce_scatter_block;
-    case CollOp::alltoallv: return CollOp::alltoall;
-    case CollOp::exscan: return CollOp::scan;
-    default: return op;
-  }
-}
-
-bool counts_known_everywhere(CollOp op) {
-  return op != CollOp::gatherv && op != CollOp::scatterv && op != CollOp::alltoallv;
-}
+bool is_reduction(CollOp op) { return facts(op).reduction; }
+bool has_root(CollOp op) { return facts(op).root; }
+CollOp base_form(CollOp op) { return facts(op).base; }
+bool counts_known_everywhere(CollOp op) { return facts(op).counts_everywhere; }
 
 uint64_t Collective::in_bytes(int r) const {
   const uint64_t e = elem_size, p = uint64_t(nranks);

@@ -28,6 +28,8 @@ constexpr int kNumCollOps = 0
 const char* coll_op_name(CollOp op);
 CollOp coll_op_from_name(const std::string& name);  // throws InputError listing the names
 std::vector<CollOp> all_coll_ops();
+// What kind of collective it is: its row of the kinds table (kFacts in
+// collective.cpp), one row each.
 bool is_reduction(CollOp op);  // combines contributions with an operator
 bool has_root(CollOp op);
 // Whether MPI gives every rank of the call every count: false for gatherv,
