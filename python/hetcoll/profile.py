@@ -48,7 +48,7 @@ def tuned_lines(p: dict) -> list[str]:
             vs = f"  native {format_time(native)}" if native is not None and best["algorithm"] != "native" else ""
             others = ", ".join(f"{x['algorithm']} {format_time(x['median'])}" for x in times[1:]
                                if x["algorithm"] != "native" or best["algorithm"] == "native")
-            how = "  [synchronized start]" if e.get("timing") == "synchronized start" else ""
+            how = f"  [{e['timing']}]" if e.get("timing", "Fig. 2") != "Fig. 2" else ""
             out.append(f"  {e['op']:<21} {e['bytes']:>9} B  {best['algorithm']} {format_time(best['median'])}{vs}"
                        f"   ({others}){how}")
     return out

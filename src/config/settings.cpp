@@ -100,6 +100,14 @@ const std::vector<Setting>& settings() {
            "many calls). Not with HETCOLL_ALGO or HETCOLL_TABLE's forced choices, nor gatherv, scatterv and "
            "alltoallv (no rank knows every count). With HETCOLL_DEBUG=explain, rank 0 says what it settled on "
            "and when a choice is opened again."),
+      text("HETCOLL_LEARN_SAVE", &V::learn_save, "", Agreed::no, "a file",
+           "with HETCOLL_LEARN=1 and a profile: at MPI_Finalize, world rank 0 writes the profile with what "
+           "MPI_COMM_WORLD's collectives settled on, as measured decisions for the job's layout: the next job's "
+           "HETCOLL_PROFILE",
+           "The profile is HETCOLL_PROFILE's file as the job read it (not written when it changed on disk since, "
+           "or when the model is not a profile: said once); its earlier measured decisions for the same layout "
+           "stay where the job learned nothing of that collective and size, as `hetcoll tune` keeps them "
+           "(docs/learning.md). The same file as HETCOLL_PROFILE replaces it. Only world rank 0's value counts."),
       seconds("HETCOLL_HANG_TIMEOUT", &V::hang_timeout, "120",
               "seconds a collective may wait before hetcoll reports on stderr what it is waiting for (0: never)", ""),
   };

@@ -34,6 +34,7 @@ struct SettingValues {
   bool disable = false;         // HETCOLL_DISABLE
   bool progress_thread = false;  // HETCOLL_PROGRESS_THREAD
   bool learn = false;           // HETCOLL_LEARN
+  std::string learn_save;       // HETCOLL_LEARN_SAVE
   double hang_timeout = 0;      // HETCOLL_HANG_TIMEOUT, seconds (0: never)
 };
 

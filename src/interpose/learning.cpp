@@ -1,5 +1,6 @@
 #include "interpose/learning.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "algorithms/registry.hpp"
@@ -8,6 +9,8 @@
 #include "interpose/runtime.hpp"
 #include "interpose/tls.hpp"
 #include "interpose/watchdog.hpp"
+#include "model/profile_model.hpp"
+#include "model/tuned_decisions.hpp"
 #include "model/units.hpp"
 #include "plan/learning.hpp"
 #include "plan/planner.hpp"
@@ -104,10 +107,10 @@ std::unique_ptr<LearnedSite> new_site(const Collective& rep, const Decision& d, 
 std::string candidate_name(const LearnedSite& s, int c) { return s.specs[size_t(c)].empty() ? "native" : s.specs[size_t(c)]; }
 
 // What HETCOLL_DEBUG=explain says when a site settles or opens again.
-std::string told(const LearnedSite& s, LearnedChoice::Change change) {
+std::string told(const LearnedSite& s, LearnedChoice::Change change, int was_running) {
   const LearnedChoice& r = s.rule;
   if (change == LearnedChoice::Change::reopened)
-    return cat(s.label, ": ", candidate_name(s, r.running()), " no longer takes its measured time: measuring ",
+    return cat(s.label, ": ", candidate_name(s, was_running), " no longer takes its measured time: measuring ",
                s.specs.size(), " candidates again (HETCOLL_LEARN)");
   std::string line = cat(s.label, ": learned ", candidate_name(s, r.best()), " ",
                          format_time(r.measured()[size_t(r.best())].mean()), " (the slowest rank's mean)");
@@ -252,11 +255,12 @@ void after_blocking_call() noexcept {
     check_mpi(rc, "MPI_Allreduce (HETCOLL_LEARN's exchange)");
     std::unique_lock<std::mutex> lock(st.mu, std::defer_lock);
     if (st.multiple) lock.lock();
+    const int was_running = s.rule.running();
     const LearnedChoice::Change change = s.rule.agreed(slowest);
     const bool news = change == LearnedChoice::Change::reopened ||
                       (change == LearnedChoice::Change::settled && s.rule.best() != s.said_best);
     if (change == LearnedChoice::Change::settled) s.said_best = s.rule.best();
-    if (news && runtime().explain && st.info.rank == 0) say(told(s, change));
+    if (news && runtime().explain && st.info.rank == 0) say(told(s, change, was_running));
   } catch (const std::exception& e) {
     if (st.learned) st.learned->off = true;
     say_once(cat("HETCOLL_LEARN: ", e.what(), ": no more learning on ", st.name), true);
@@ -272,6 +276,82 @@ LearningScope::LearningScope() noexcept {
 LearningScope::~LearningScope() {
   t_in_scope = false;
   after_blocking_call();
+}
+
+namespace {
+
+// A settled site as a measured decision: its representative's collective
+// and size, the best as winner, every candidate it ran with its mean (the
+// slowest rank's, as min and median: the rule keeps means only).
+TunedEntry learned_entry(const LearnedSite& s) {
+  TunedEntry e;
+  e.op = coll_op_name(s.rep.op);
+  e.bytes = s.rep.size_bytes();
+  e.winner = candidate_name(s, s.rule.best());
+  e.timing = kTunedTimings[2];  // "learned in the job"
+  for (size_t c = 0; c < s.specs.size(); ++c) {
+    const LearnedChoice::Measured& m = s.rule.measured()[c];
+    if (m.calls == 0) continue;
+    e.times.push_back({candidate_name(s, int(c)), Measure{m.mean(), m.mean()}, s.predicted[c]});
+  }
+  return e;
+}
+
+// The profile file the model was read from: its spec is "profile:PATH@digest".
+std::string profile_path(const MachineModel& m) {
+  const std::string spec = m.spec();
+  const size_t at = spec.rfind('@');
+  return spec.compare(0, 8, "profile:") == 0 && at != std::string::npos ? spec.substr(8, at - 8) : "";
+}
+
+// What save_learned writes; throws InputError saying why it cannot.
+std::string write_learned(CommState& st, const std::string& out) {
+  std::shared_ptr<Planner> pl = current_planner();
+  const auto* pm = dynamic_cast<const ProfileModel*>(&pl->model());
+  if (!pm) throw InputError(cat("the model is not a profile (", pl->model().spec(), "): nothing to write"));
+  const std::string path = profile_path(*pm);
+  const std::string text = read_model_file(path, "profile");
+  if (fnv1a(text) != pm->content_digest())
+    throw InputError(cat(path, " changed on disk since the job read it: not written"));
+  if (st.host_map.empty() || std::count(st.host_map.begin(), st.host_map.end(), -1))
+    throw InputError("the profile does not describe every host of MPI_COMM_WORLD: not written");
+  TunedLayout layout;
+  layout.hosts = st.host_map;
+  layout.created = utc_now();
+  for (const auto& kv : st.learned->sites) {
+    const LearnedSite* s = kv.second.get();
+    if (!s || s->said_best < 0) continue;  // never settled
+    layout.entries.push_back(learned_entry(*s));
+    // The most calls a site learned from (the field's range: up to 2^20).
+    layout.repeats = std::max(layout.repeats, int(std::min<uint64_t>(s->rule.calls(), 1 << 20)));
+  }
+  if (layout.entries.empty()) return cat("no collective of MPI_COMM_WORLD settled: ", out, " not written");
+  const size_t learned = layout.entries.size();
+  Profile p = parse_profile(text);
+  const size_t kept = merge_tuned(p, std::move(layout));
+  write_profile_file(p, out);
+  return cat(learned, " learned decisions of MPI_COMM_WORLD (", st.info.size, " ranks) written to ", out,
+             kept ? cat(", ", kept, " earlier measured decisions kept") : std::string(),
+             ": HETCOLL_PROFILE=", out, " decides by them");
+}
+}  // namespace
+
+void save_learned() noexcept {
+  const SettingValues& v = runtime().settings;
+  if (v.learn_save.empty()) return;
+  try {
+    CommState* st = find_state(MPI_COMM_WORLD);
+    if (!v.learn) throw InputError("HETCOLL_LEARN is off: nothing learned");
+    if (!st || !st->learned) throw InputError("no collective of MPI_COMM_WORLD was learned: nothing written");
+    if (st->info.rank != 0) return;
+    std::unique_lock<std::mutex> lock(st->mu, std::defer_lock);
+    if (st->multiple) lock.lock();
+    say(cat("HETCOLL_LEARN_SAVE: ", write_learned(*st, v.learn_save)));
+  } catch (const std::exception& e) {
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) say(cat("HETCOLL_LEARN_SAVE: ", e.what()));
+  }
 }
 
 }  // namespace hetcoll::mpi

@@ -40,4 +40,13 @@ class LearningScope {
   LearningScope& operator=(const LearningScope&) = delete;
 };
 
+// HETCOLL_LEARN_SAVE, at MPI_Finalize (before PMPI_Finalize): on world
+// rank 0, the profile the job planned on with what MPI_COMM_WORLD's sites
+// settled on merged in as measured decisions for the job's layout
+// (model/tuned_decisions.hpp), written to the file the setting names. Every
+// rank's sites hold the same agreed sums, so rank 0 alone writes, without
+// a message. What it cannot write (no profile, a profile changed on disk,
+// ranks on hosts the profile lacks, a file it cannot replace) it says, once.
+void save_learned() noexcept;
+
 }  // namespace hetcoll::mpi

@@ -16,6 +16,7 @@
 
 #include <vector>
 
+#include "interpose/learning.hpp"
 #include "interpose/progress.hpp"
 #include "interpose/requests.hpp"
 
@@ -59,6 +60,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 }
 int MPI_Finalize() {
   progress_stop();
+  save_learned();
   return PMPI_Finalize();
 }
 

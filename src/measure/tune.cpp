@@ -28,8 +28,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
-#include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -38,6 +36,7 @@
 #include "measure/collective_calls.hpp"
 #include "hetcoll.h"
 #include "measure/fig2_timing.hpp"
+#include "model/tuned_decisions.hpp"
 #include "measure/sync_timing.hpp"
 #include "measure/program_args.hpp"
 #include "model/units.hpp"
@@ -124,31 +123,6 @@ Collective describe(const std::string& name, int n) {
 Measure summarize(const std::vector<double>& v) {
   const fig2::Summary s = fig2::summarize(v);
   return {s.min, s.median};
-}
-
-// Size classes, per collective: each measured size decides the classes
-// nearer to it than to its neighbours; below the smallest down to 0 B; none
-// beyond the largest (the model decides there). Orders them by collective
-// (in order of first appearance), then size.
-void assign_size_classes(std::vector<TunedEntry>& entries) {
-  std::vector<std::string> order;
-  for (const TunedEntry& e : entries)
-    if (std::find(order.begin(), order.end(), e.op) == order.end()) order.push_back(e.op);
-  auto rank = [&](const std::string& op) { return std::find(order.begin(), order.end(), op) - order.begin(); };
-  std::stable_sort(entries.begin(), entries.end(), [&](const TunedEntry& a, const TunedEntry& b) {
-    return a.op != b.op ? rank(a.op) < rank(b.op) : a.bytes < b.bytes;
-  });
-  std::vector<TunedEntry> kept;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const bool first = i == 0 || entries[i - 1].op != entries[i].op;
-    const bool last = i + 1 == entries.size() || entries[i + 1].op != entries[i].op;
-    const int c = size_class(entries[i].bytes);
-    entries[i].class_lo = first ? 0 : (size_class(entries[i - 1].bytes) + c + 1) / 2;
-    entries[i].class_hi = last ? c + 1 : (c + size_class(entries[i + 1].bytes) + 1) / 2;
-  }
-  for (TunedEntry& e : entries)
-    if (e.class_hi > e.class_lo) kept.push_back(std::move(e));
-  entries = std::move(kept);
 }
 
 }  // namespace
@@ -284,41 +258,14 @@ int write_tuned(const Options& opt, TunedLayout tuned, double start) {
   int rc = 0;
   try {
     Profile p = load_profile(opt.profile);
-    char date[32];
-    std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    tuned.created = date;
-    // Decisions accumulate: what an earlier run measured for this layout
-    // stays, but for the (collective, size) pairs measured again now.
-    std::vector<TunedEntry> all;
-    for (const TunedLayout& t : p.tuned)
-      if (t.hosts == tuned.hosts)
-        for (const TunedEntry& old : t.entries)
-          if (std::none_of(tuned.entries.begin(), tuned.entries.end(),
-                           [&](const TunedEntry& e) { return e.op == old.op && e.bytes == old.bytes; }))
-            all.push_back(old);
-    const size_t kept = all.size();
-    for (TunedEntry& e : tuned.entries) all.push_back(std::move(e));
-    assign_size_classes(all);
-    tuned.entries = std::move(all);
-    p.tuned.erase(std::remove_if(p.tuned.begin(), p.tuned.end(),
-                                 [&](const TunedLayout& t) { return t.hosts == tuned.hosts; }),
-                  p.tuned.end());
-    if (p.tuned.size() >= kMaxTunedLayouts) p.tuned.erase(p.tuned.begin());
-    p.tuned.push_back(tuned);
-    const std::string text = profile_to_json(p);
-    parse_profile(text);  // what we write, we can read
-    const std::string tmp = opt.out + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out << text;
-      if (!out) throw std::runtime_error("cannot write " + tmp);
-    }
-    if (std::rename(tmp.c_str(), opt.out.c_str()) != 0) throw std::runtime_error("cannot replace " + opt.out);
+    tuned.created = utc_now();
+    const size_t kept = merge_tuned(p, std::move(tuned));
+    write_profile_file(p, opt.out);
+    const TunedLayout& now = p.tuned.back();
     int native_wins = 0;
-    for (const TunedEntry& e : tuned.entries) native_wins += e.winner == "native";
+    for (const TunedEntry& e : now.entries) native_wins += e.winner == "native";
     std::printf("hetcoll-tune: %zu measured decisions for %d ranks on %s (native won %d%s) in %.1f s; wrote %s\n",
-                tuned.entries.size(), g_size, opt.profile.c_str(), native_wins,
+                now.entries.size(), g_size, opt.profile.c_str(), native_wins,
                 kept ? (", " + std::to_string(kept) + " kept from an earlier run").c_str() : "",
                 MPI_Wtime() - start, opt.out.c_str());
   } catch (const std::exception& e) {

@@ -140,12 +140,14 @@ struct TunedEntry {
   uint64_t bytes = 0;          // the size measured (Collective::size_bytes)
   int class_lo = 0, class_hi = 0;  // size classes [lo, hi) the winner decides
   std::string winner;          // by median
-  // How the times were taken: "Fig. 2" (Banikazemi's barrier-subtracted
-  // loops), or "synchronized start" where the barrier hid some candidate's
-  // call (measure/sync_timing.hpp).
+  // How the times were taken, one of kTunedTimings: "Fig. 2" (Banikazemi's
+  // barrier-subtracted loops), "synchronized start" where the barrier hid
+  // some candidate's call (measure/sync_timing.hpp), or "learned in the
+  // job" (HETCOLL_LEARN_SAVE: the slowest rank's mean of the job's calls).
   std::string timing = "Fig. 2";
   std::vector<TunedTime> times;
 };
+inline const char* const kTunedTimings[] = {"Fig. 2", "synchronized start", "learned in the job"};
 struct TunedLayout {
   std::vector<int> hosts;  // per rank
   std::string created;

@@ -333,9 +333,11 @@ void read_tuned(const Reader& r, Profile& p, size_t n) {
         read_fields(e, y, tuned_entry_fields(), p);
         if (y.class_hi <= y.class_lo)
           throw InputError(cat("profile: ", e.path(), ": size classes [", y.class_lo, ", ", y.class_hi, ") are empty"));
-        if (y.timing != "Fig. 2" && y.timing != "synchronized start")
-          throw InputError(cat("profile: ", e.path(), ".timing: '", y.timing,
-                               "' is not \"Fig. 2\" or \"synchronized start\""));
+        if (std::find(std::begin(kTunedTimings), std::end(kTunedTimings), y.timing) == std::end(kTunedTimings)) {
+          std::string known;
+          for (const char* k : kTunedTimings) known += cat(known.empty() ? "" : ", ", "\"", k, "\"");
+          throw InputError(cat("profile: ", e.path(), ".timing: '", y.timing, "' is none of ", known));
+        }
         Reader ts = e.at("times");
         const size_t nx = ts.size(16);
         bool winner_timed = false;

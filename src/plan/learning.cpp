@@ -10,8 +10,9 @@ LearnedChoice::LearnedChoice(int candidates, LearningRules rules)
     : rules_(rules), measured_(size_t(std::max(candidates, 1))), rounds_done_(measured_.size(), 0) {
   if (rules_.warm_calls < 1 || rules_.batch_calls < 1 || rules_.window_first < 1 ||
       rules_.window_most < rules_.window_first || rules_.max_rounds < 1 || rules_.drift_windows < 1 ||
-      rules_.recheck_calls < 1)
-    throw std::invalid_argument("learning rules: counts must be at least 1 and window_most at least window_first");
+      rules_.recheck_calls < 1 || !(rules_.window_seconds > 0))
+    throw std::invalid_argument(
+        "learning rules: counts must be at least 1, window_most at least window_first, window_seconds above 0");
   round_ = 1;
   wait_window_ = rules_.window_first;
   start_batch(0, rules_.warm_calls, true);
@@ -63,11 +64,7 @@ LearnedChoice::Change LearnedChoice::agreed(double slowest_sum) {
   // changed under the exploration — what the others measured is stale.
   if (!trial_ && current_ == best_ && measured_[size_t(best_)].calls > 0) {
     const double was = measured_[size_t(best_)].mean();
-    if (was > 0 && std::fabs(mean / was - 1) > rules_.drift) {
-      ++reopened_;
-      measure_again();
-      return Change::reopened;
-    }
+    if (was > 0 && std::fabs(mean / was - 1) > rules_.drift) return reopen();
   }
   // What trying a candidate that was not the best lost against the best.
   if (trial_ && current_ != best_ && best_mean_at_start_ > 0)
@@ -106,7 +103,7 @@ LearnedChoice::Change LearnedChoice::explore_next() {
         // The budget is spent: the best runs meanwhile, in windows that
         // double (each ends in an exchange, as dear as a small call).
         start_batch(best_, wait_window_, false);
-        wait_window_ = std::min(2 * wait_window_, rules_.window_most);
+        wait_window_ = next_window(wait_window_, measured_[size_t(best_)].mean());
       } else {
         start_batch(next, calls, true);
         wait_window_ = rules_.window_first;
@@ -144,7 +141,7 @@ LearnedChoice::Change LearnedChoice::after_settled_window(double mean) {
       measure_again();
       return Change::rechecked;
     }
-    window_ = std::min(2 * window_, rules_.window_most);
+    window_ = next_window(window_, settled_mean_);
     start_batch(best_, window_, false);
     return Change::none;
   }
@@ -153,9 +150,27 @@ LearnedChoice::Change LearnedChoice::after_settled_window(double mean) {
     start_batch(best_, window_, false);
     return Change::none;
   }
+  return reopen();
+}
+
+// The machine changed: exploring starts afresh, and so does its account —
+// what exploring the old machine lost (its probes are not held to the
+// budget, and a slow machine's probes are dear) is not held against the new
+// one; the budget stays a share of the site's whole time. (Else a choice
+// opened again on a slow uplink could not afford to go back when it was
+// restored: seen on the emulated cluster.)
+LearnedChoice::Change LearnedChoice::reopen() {
   ++reopened_;
+  lost_ = 0;
   measure_again();
   return Change::reopened;
+}
+
+int LearnedChoice::next_window(int calls, double mean) const {
+  int w = std::min(2 * calls, rules_.window_most);
+  if (mean > 0 && w * mean > rules_.window_seconds)
+    w = int(std::max(double(rules_.window_first), std::min(double(w), std::floor(rules_.window_seconds / mean))));
+  return std::max(w, rules_.window_first);
 }
 
 // Exploring again: every candidate measured anew, the running one too (the

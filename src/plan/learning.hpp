@@ -30,14 +30,20 @@
 //     mean) is at most `budget` of the site's time so far (a probe is not
 //     held to it: one call of each candidate, early); else the best runs
 //     a window first (window_first calls, doubling to window_most while it
-//     waits: each window ends in an exchange). Exploring pays when it finds
+//     waits, and past window_first only while a window lasts at most
+//     window_seconds at the best's mean: each window ends in an exchange).
+//     Exploring pays when it finds
 //     a faster candidate (no loss) and waits when it does not;
 //  5. drift: settled, the choice runs windows of window_first calls (doubling
-//     to window_most while stable), each ending in an exchange; when
+//     to window_most while stable, and past window_first only while a window
+//     lasts at most window_seconds at the settled mean: a slow call's change
+//     is seen within seconds, not within 256 of its calls), each ending in
+//     an exchange; when
 //     drift_windows windows in a row leave the settled mean by more than
 //     `drift`, the candidates are measured again (from 2) — and so they are
 //     when, exploring, one window of the best (waiting for budget) leaves its
-//     mean by that much: what the others measured was another machine;
+//     mean by that much: what the others measured was another machine, and
+//     what exploring it lost is forgiven (the budget's account starts anew);
 //  6. recheck: settled for recheck_calls calls, the others are measured
 //     again while the budget allows — the running choice's own time cannot
 //     show that another candidate got faster (an uplink restored).
@@ -60,6 +66,7 @@ struct LearningRules {
   int drift_windows = 2;
   int window_first = 16;
   int window_most = 256;
+  double window_seconds = 1.0;
   int recheck_calls = 2048;
 };
 
@@ -108,6 +115,10 @@ class LearnedChoice {
   void start_batch(int candidate, int calls, bool trial);
   Change explore_next();
   Change after_settled_window(double mean);
+  Change reopen();
+  // The window after one of `calls` calls of a candidate of this mean (s):
+  // doubled, within window_most and window_seconds, never below window_first.
+  int next_window(int calls, double mean) const;
   void measure_again();
   bool clear() const;
   int best_measured() const;

@@ -18,6 +18,8 @@ between these namespaces.
     cluster.py run TOPO.toml -- CMD …    up, CMD inside the first host's namespace, down
     cluster.py exec -- CMD …             CMD inside the first host's namespace of a cluster that is up
     cluster.py show TOPO.toml            the hosts, addresses, rates and delays
+    cluster.py shape SUBNET RATE         a cluster that is up: SUBNET's uplink now RATE, both
+                                         ways (a degraded or restored link, while a job runs)
 
 Inside, mpirun needs no extra arguments: OMPI_MCA_* variables name the
 hostfile (a host's slots = its ranks), the launcher and the interfaces.
@@ -361,7 +363,7 @@ def up(topo: Topology, log=print) -> None:
     STATE.mkdir(parents=True, exist_ok=True)
     (STATE / "tmp").mkdir(exist_ok=True)
     (STATE / "topology.json").write_text(json.dumps({
-        "source": topo.source, "prefix": topo.prefix,
+        "source": topo.source, "prefix": topo.prefix, "subnets": [s.name for s in topo.subnets],
         "hosts": [{"name": h.name, "subnet": topo.subnets[h.subnet].name, "address": topo.address(h),
                    "ranks": h.ranks, "cpu": h.cpu} for h in topo.hosts],
         "delay_s": topo.delay}, indent=1))
@@ -588,6 +590,21 @@ def run(topo: Topology, cmd: list[str]) -> int:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def shape(subnet: str, rate: str) -> None:
+    """SUBNET's uplink reshaped to RATE both ways (as up() shaped it: the
+    switch's side out of the subnet, the router's into it)."""
+    if not (STATE / "topology.json").exists():
+        raise RuntimeError("no cluster is up (cluster.py up TOPO first)")
+    names = json.loads((STATE / "topology.json").read_text())["subnets"]
+    if subnet not in names:
+        raise RuntimeError(f"no subnet '{subnet}' in the cluster that is up (its subnets: {', '.join(names)})")
+    i = names.index(subnet)
+    bits = parse_rate(rate, f"the rate of {subnet}'s uplink")
+    tbf(f"up{i}", bits, f"{NS}sw{i}")
+    tbf(f"rt{i}", bits, ROUTER)
+    print(f"netns: subnet {subnet}'s uplink now {rate} ({bits / 1e6:g} Mbit/s each way)")
+
+
 def show(topo: Topology) -> None:
     for i, s in enumerate(topo.subnets):
         print(f"subnet {s.name}: {topo.prefix}.{i}.0/24, hosts {s.rate / 1e6:g} Mbit/s, uplink {s.uplink / 1e6:g} Mbit/s")
@@ -612,8 +629,9 @@ def main(argv: list[str] | None = None) -> int:
         argv, cmd = argv[:k], argv[k + 1:]
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("action", choices=["check", "up", "down", "run", "exec", "show"])
-    ap.add_argument("topology", nargs="?")
+    ap.add_argument("action", choices=["check", "up", "down", "run", "exec", "show", "shape"])
+    ap.add_argument("topology", nargs="?", help="a topology file (shape: the subnet)")
+    ap.add_argument("rate", nargs="?", help="shape: the uplink's new rate")
     a = ap.parse_args(argv)
     try:
         if a.action == "check":
@@ -630,6 +648,11 @@ def main(argv: list[str] | None = None) -> int:
             if not (STATE / "topology.json").exists():
                 raise RuntimeError("no cluster is up (cluster.py up TOPO first)")
             return exec_in_first_host(cmd)
+        if a.action == "shape":
+            if not a.topology or not a.rate:
+                ap.error("shape needs a subnet and a rate: cluster.py shape A 10mbit")
+            shape(a.topology, a.rate)
+            return 0
         if not a.topology:
             ap.error(f"{a.action} needs a topology file")
         topo = load_topology(a.topology)

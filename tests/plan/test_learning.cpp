@@ -6,6 +6,7 @@
 // clocks differ, that every rank runs the same candidate at every call.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "plan/learning.hpp"
@@ -23,6 +24,7 @@ struct Job {
   double noise = 0;
   std::vector<int> ran;  // the candidate of every call (rank 0's; checked equal)
   std::vector<int> kept;  // after every call: the candidate settled on, -1 while exploring
+  std::vector<size_t> exchanges;  // the calls (their number, from 1) that ended in an exchange
   double time = 0;       // the slowest rank's time, all calls
   Job(int candidates, int nranks, LearningRules rules = {}) : slow(size_t(nranks), 1.0) {
     for (int r = 0; r < nranks; ++r) ranks.emplace_back(candidates, rules);
@@ -43,6 +45,7 @@ struct Job {
       ran.push_back(s.candidate);
       time += slowest;
       if (s.exchange_after) {
+        exchanges.push_back(ran.size());
         double agreed = 0;
         for (const LearnedChoice& c : ranks) agreed = std::max(agreed, c.pending());
         for (LearnedChoice& c : ranks) c.agreed(agreed);
@@ -74,6 +77,43 @@ TEST(Learning, TheModelRightKeepsItsChoiceAndExploringCostsLittle) {
   const double alone = 20000 * 1e-3 * (1 - 0.05 + 0.1 * 4 / 5);
   EXPECT_LE(job.time / alone - 1, job.rule().rules().budget * 1.1);
   EXPECT_LE(job.rule().lost(), job.rule().rules().budget * job.rule().total() + 1e-12);
+}
+
+// The settled windows (calls between exchanges) from call `from` on.
+std::vector<size_t> windows_after(const Job& job, size_t from) {
+  std::vector<size_t> w;
+  for (size_t i = 1; i < job.exchanges.size(); ++i)
+    if (job.exchanges[i - 1] >= from) w.push_back(job.exchanges[i] - job.exchanges[i - 1]);
+  return w;
+}
+
+TEST(Learning, ASettledWindowLastsAboutASecondWhateverTheCall) {
+  // Settled, a window doubles from 16 calls to 256 — but past 16 only while
+  // it lasts at most window_seconds (1 s): 1 ms calls reach 256, 10 ms calls
+  // stop at 100, 100 ms calls stay at 16.
+  for (const auto& [call, most] : std::vector<std::pair<double, size_t>>{{1e-3, 256}, {1e-2, 100}, {1e-1, 16}}) {
+    Job job(2, 2);
+    job.run({call, 3 * call}, 1500);  // before the recheck (2048 settled calls)
+    ASSERT_EQ(job.rule().phase(), LearnedChoice::Phase::settled);
+    const std::vector<size_t> w = windows_after(job, job.settled_on(0));
+    ASSERT_GE(w.size(), 4u);
+    EXPECT_EQ(*std::max_element(w.begin(), w.end()), most) << call;
+    EXPECT_EQ(w.back(), most) << call;
+    EXPECT_GE(*std::min_element(w.begin(), w.end()), 16u) << call;
+  }
+  // A change is then seen within about a second and a window: 20 ms calls
+  // twice as slow from call 3000 — the choice opened again within 50 + 16
+  // calls of the old time's window (and within 272 before the cap).
+  Job job(2, 2);
+  job.run({2e-2, 1e-1}, 3000);
+  ASSERT_EQ(job.rule().phase(), LearnedChoice::Phase::settled);
+  job.run({4e-2, 1e-1}, 200);
+  EXPECT_EQ(job.rule().reopened(), 1);
+  size_t opened = 0;
+  for (size_t i = 3000; i < job.kept.size() && !opened; ++i)
+    if (job.kept[i] < 0) opened = i + 1 - 3000;
+  EXPECT_GT(opened, 0u);
+  EXPECT_LE(opened, 50u + 50u + 16u);
 }
 
 TEST(Learning, AWrongModelIsLeftForTheFastestWithinFewCalls) {
@@ -153,6 +193,39 @@ TEST(Learning, DriftOpensTheChoiceAgainAndTheNewFastestIsKept) {
   EXPECT_EQ(job.rule().best(), 0);
   EXPECT_GE(job.rule().rechecked(), 1);
   EXPECT_LE(job.settled_on(0, back), size_t(job.rule().rules().recheck_calls + job.rule().rules().window_most + 64));
+}
+
+TEST(Learning, AChoiceMovedBySlowUplinkGoesBackWhenTheUplinkIsRestored) {
+  // The emulated cluster's allreduce of 256 KiB (11 ranks, 2026-11-28): ring
+  // 83 ms, hierarchical 130, native 190, a hub 240; a subnet's uplink 10x
+  // slower: ring 500, hierarchical 430, native 530, the hub 2.2 s (its probe
+  // alone lost more than the budget's 2 % of what the site had run). The
+  // choice moves to hierarchical; restored, it must come back to ring
+  // within a few windows, not stay on hierarchical for want of budget (the
+  // slow machine's exploring is not held against the restored one).
+  Job job(4, 4);
+  job.noise = 0.05;
+  const std::vector<double> fast = {83e-3, 130e-3, 190e-3, 240e-3}, slow = {500e-3, 430e-3, 530e-3, 2.2};
+  job.run(fast, 330);
+  ASSERT_EQ(job.rule().best(), 0);
+  const size_t slowed = job.ran.size();
+  job.run(slow, 100);
+  EXPECT_EQ(job.rule().best(), 1);
+  // Its last 50 calls run hierarchical (the others' batches may still wait
+  // for budget: their probes were dear).
+  EXPECT_GE(std::count(job.ran.begin() + long(slowed) + 50, job.ran.end(), 1), 48);
+  const size_t restored = job.ran.size();
+  // Restored: hierarchical's window sees the change and the choice opens
+  // again; ring's probe (the first after it) is one unlucky call, 145 ms —
+  // above hierarchical's 130, so ring needs its batch, which the budget
+  // must allow.
+  const int opened = job.rule().reopened();
+  while (job.rule().reopened() == opened && job.ran.size() < restored + 200) job.run(fast, 1);
+  ASSERT_GT(job.rule().reopened(), opened);
+  job.run({145e-3, 130e-3, 190e-3, 240e-3}, 1);
+  job.run(fast, 400);
+  EXPECT_EQ(job.rule().best(), 0);
+  EXPECT_LE(job.settled_on(0, restored), 100u);
 }
 
 TEST(Learning, AChangeWhileExploringDiscardsWhatWasMeasuredBefore) {
@@ -247,6 +320,11 @@ TEST(Learning, HostileTimesAreTakenAsZeroAndBadRulesRefused) {
   bad = LearningRules{};
   bad.batch_calls = 0;
   EXPECT_THROW(LearnedChoice(2, bad), std::invalid_argument);
+  for (double s : {0.0, -1.0, std::nan("")}) {
+    bad = LearningRules{};
+    bad.window_seconds = s;
+    EXPECT_THROW(LearnedChoice(2, bad), std::invalid_argument) << s;
+  }
 }
 
 }  // namespace

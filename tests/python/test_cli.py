@@ -228,7 +228,7 @@ def test_config_lists_every_variable_and_warns_on_misspellings(run_cli, monkeypa
     d = json.loads(out)
     names = {s["name"] for s in d["settings"]}
     assert names == {"HETCOLL_PROFILE", "HETCOLL_ALGO", "HETCOLL_TABLE", "HETCOLL_DEBUG", "HETCOLL_DISABLE",
-                     "HETCOLL_HANG_TIMEOUT", "HETCOLL_PROGRESS_THREAD", "HETCOLL_LEARN"}
+                     "HETCOLL_HANG_TIMEOUT", "HETCOLL_PROGRESS_THREAD", "HETCOLL_LEARN", "HETCOLL_LEARN_SAVE"}
     algo = next(s for s in d["settings"] if s["name"] == "HETCOLL_ALGO")
     assert algo["value"] == "bcast:@star_bcast" and algo["from_env"]
     assert {"name": "HETCOLL_PROFIL", "suggestion": "HETCOLL_PROFILE"} in d["unknown"]

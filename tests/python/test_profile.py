@@ -297,6 +297,63 @@ def test_tune_keeps_what_an_earlier_run_measured(local_profile, tmp_path):
         assert _core.size_class(es[-1]["bytes"]) + 1 == es[-1]["class_hi"]
 
 
+def _job(np, calls, sites, **settings):
+    """build/py/bench_job: CALLS calls of each site; its rows and stderr."""
+    proc = _mpi("bench_job", np, str(calls), sites, **settings)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    rows = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith('{"op"')]
+    assert rows and all(r["ok"] for r in rows), proc.stdout[-2000:]
+    return {r["op"]: r for r in rows}, proc.stderr
+
+
+def test_a_job_that_learned_writes_the_profile_the_next_job_decides_by(local_profile, tmp_path, run_cli):
+    # HETCOLL_LEARN_SAVE: the learning job's settled choices become measured
+    # decisions ("learned in the job") of its layout in a copy of its
+    # profile; a job on that copy runs each of them from its first call, and
+    # hetcoll tune keeps them where it does not measure again.
+    profile = tmp_path / "profile.json"
+    profile.write_text(local_profile.read_text())
+    learned = tmp_path / "learned.json"
+    sites = "allreduce:64k,bcast:1k,reduce:8"
+    first, err = _job(3, 300, sites, HETCOLL_PROFILE=str(profile), HETCOLL_LEARN="1",
+                      HETCOLL_LEARN_SAVE=str(learned))
+    said = [l for l in err.splitlines() if "HETCOLL_LEARN_SAVE" in l]
+    import re
+
+    m = re.search(r"(\d) learned decisions of MPI_COMM_WORLD \(3 ranks\) written to", said[0] if said else "")
+    assert len(said) == 1 and m, err[-2000:]
+    doc = json.loads(learned.read_text())
+    _validate(doc)
+    assert profile.read_text() == local_profile.read_text()  # the job's own profile untouched
+    (layout,) = doc["tuned"]
+    assert layout["hosts"] == [0, 0, 0] and layout["repeats"] >= 20
+    # The sites that settled (on a loaded machine one may still be exploring).
+    entries = {e["op"]: e for e in layout["entries"]}
+    assert len(entries) == int(m.group(1)) >= 1 and set(entries) <= {"allreduce", "bcast", "reduce"}
+    for op, e in entries.items():
+        assert e["timing"] == "learned in the job"
+        names = [t["algorithm"] for t in e["times"]]
+        assert e["winner"] in names and len(names) >= 2 and "native" in names, e
+        assert e["winner"] in first[op]["algorithms"], (e, first[op]["algorithms"])
+    # The next job decides by them from its first call (no learning).
+    second, err = _job(3, 5, sites, HETCOLL_PROFILE=str(learned))
+    for op, e in entries.items():
+        assert set(second[op]["algorithms"]) == {e["winner"]}, (op, e["winner"], second[op]["algorithms"])
+    code, out, _ = run_cli("profile", "show", str(learned))
+    assert code == 0 and "measured decisions for 3 ranks" in out, out
+    # What it cannot write, it says once, and the job's results stay right.
+    learning = {"HETCOLL_PROFILE": str(profile), "HETCOLL_LEARN": "1"}
+    for calls, settings, why in [(300, {"HETCOLL_PROFILE": str(profile)}, "HETCOLL_LEARN is off"),
+                                 (300, {"HETCOLL_LEARN": "1"}, "the model is not a profile"),
+                                 (3, learning, "no collective of MPI_COMM_WORLD settled"),
+                                 (300, learning, "cannot write")]:
+        target = tmp_path / "no" / "such" / "dir.json" if why == "cannot write" else tmp_path / "unwritten.json"
+        _, err = _job(2, calls, "allreduce:1k", HETCOLL_LEARN_SAVE=str(target), **settings)
+        said = [l for l in err.splitlines() if "HETCOLL_LEARN_SAVE" in l]
+        assert len(said) == 1 and why in said[0], (why, err[-2000:])
+        assert not target.exists()
+
+
 def test_bench_times_specs_whose_parameters_hold_commas(tmp_path):
     # --algorithms splits at the commas between specs, not inside a spec's
     # brackets; each forced spec runs as given and names what ran.
