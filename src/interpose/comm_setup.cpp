@@ -218,8 +218,9 @@ CommState& create_state(MPI_Comm comm) {
   char name[MPI_MAX_OBJECT_NAME] = {0};
   int len = 0;
   if (PMPI_Comm_get_name(comm, name, &len) != MPI_SUCCESS || len <= 0) len = 0;
-  st->name = cat(len ? "communicator " + std::string(name, size_t(len)) : std::string("a communicator"), " (rank ",
-                 st->info.rank, " of ", st->info.size, ")");
+  st->comm_name = std::string(name, size_t(len));
+  st->name = cat(len ? "communicator " + st->comm_name : std::string("a communicator"), " (rank ", st->info.rank, " of ",
+                 st->info.size, ")");
   attach_state(comm, st.get());
   return *st.release();
 }

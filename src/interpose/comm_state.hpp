@@ -64,6 +64,7 @@ struct CommState {
   MPI_Comm dup = MPI_COMM_NULL;
   MpiTransport::CommInfo info;
   std::string name;              // for messages: the communicator's name and this rank
+  std::string comm_name;         // its name alone ("MPI_COMM_WORLD"); "" where it has none
   uint64_t group_key = 0;
   std::vector<int> world_ranks;  // for models that describe particular ranks, and messages
   // Hosts: the key of each rank's processor name (ProfileModel::host_key),

@@ -78,7 +78,8 @@ std::string algorithm_of(const std::string& spec) { return spec.substr(0, spec.f
 // A new site's candidates: the decision, the native MPI, then the model's
 // best candidates of other algorithms. Empty: nothing to learn (the choice
 // was forced, or taken from a table).
-std::unique_ptr<LearnedSite> new_site(const Collective& rep, const Decision& d, const char* name) {
+std::unique_ptr<LearnedSite> new_site(const Collective& rep, const Decision& d, const char* name,
+                                      const std::string& comm) {
   if (d.forced || d.from_table) return nullptr;
   std::vector<std::string> specs{d.native() ? "" : d.algorithm};
   std::vector<double> predicted{d.native() ? 0 : d.predicted};
@@ -101,6 +102,7 @@ std::unique_ptr<LearnedSite> new_site(const Collective& rep, const Decision& d, 
   site->label = cat(name, " p=", rep.nranks);
   if (has_root(rep.op)) site->label += cat(" root=", rep.root);
   if (rep.op != CollOp::barrier) site->label += cat(" size~", rep.size_bytes(), "B");
+  if (!comm.empty()) site->label += cat(" on ", comm);
   return site;
 }
 
@@ -134,7 +136,8 @@ Collective representative_of(const Collective& coll) {
 }
 
 // The site of this call's representative, made when it has none.
-LearnedSite* find_or_make_site(LearnedSites& all, const Collective& coll, const Compiled& decided, const char* name) {
+LearnedSite* find_or_make_site(LearnedSites& all, const Collective& coll, const Compiled& decided, const char* name,
+                               const std::string& comm) {
   const Collective rep = representative_of(coll);
   const uint64_t key = site_key(rep);
   auto it = all.sites.find(key);
@@ -146,7 +149,7 @@ LearnedSite* find_or_make_site(LearnedSites& all, const Collective& coll, const 
   if (!decided.decision || (rep.op != CollOp::barrier && rep.total_bytes() == 0))
     return all.sites.emplace(key, std::move(none)).first->second.get();
   const Decision& d = *std::static_pointer_cast<const Decision>(decided.decision);
-  std::unique_ptr<LearnedSite> site = new_site(rep, d, name);
+  std::unique_ptr<LearnedSite> site = new_site(rep, d, name, comm);
   LearnedSite* s = site.get();
   all.sites.emplace(key, std::move(site));  // nullptr too: nothing to learn there
   return s;
@@ -170,7 +173,7 @@ LearnedSite* site_for(CommState& st, const Collective& coll, const std::shared_p
   if (all.off) return nullptr;
   forget_if_reconfigured(all);
   if (all.recent == decided) return all.recent_site;
-  LearnedSite* s = find_or_make_site(all, coll, *decided, name);
+  LearnedSite* s = find_or_make_site(all, coll, *decided, name, st.comm_name);
   all.recent = decided;
   all.recent_site = s;
   return s;

@@ -152,7 +152,7 @@ def size_bytes(op: str, nbytes: int, p: int) -> int:
     return n * 8
 
 
-LEARNED = re.compile(r"MPI_(\w+) p=\d+(?: root=\d+)? size~(\d+)B: learned (.*)$")
+LEARNED = re.compile(r"MPI_(\w+) p=\d+(?: root=\d+)? size~(\d+)B(?: on \S+)?: learned (.*)$")
 
 
 def candidates_of(explain: str) -> dict:
