@@ -291,7 +291,7 @@ TunedEntry learned_entry(const LearnedSite& s) {
   e.op = coll_op_name(s.rep.op);
   e.bytes = s.rep.size_bytes();
   e.winner = candidate_name(s, s.rule.best());
-  e.timing = kTunedTimings[2];  // "learned in the job"
+  e.timing = kTimingLearned;
   for (size_t c = 0; c < s.specs.size(); ++c) {
     const LearnedChoice::Measured& m = s.rule.measured()[c];
     if (m.calls == 0) continue;

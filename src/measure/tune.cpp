@@ -327,7 +327,7 @@ int main(int argc, char** argv) {
         e.bytes = call.size_bytes();
         for (size_t c = 0; c < names.size(); ++c) e.times.push_back({names[c], summarize(t[c]), predicted[c]});
         e.winner = names[measured_winner(e.times)];  // names[0] is native
-        if (hidden) e.timing = "synchronized start";
+        if (hidden) e.timing = kTimingSynchronized;
         entries.push_back(e);
         ++step;
         if (opt.progress)

@@ -135,6 +135,10 @@ struct TunedTime {
   Measure time;           // s per call
   double predicted = 0;   // s (0 for native)
 };
+// How a measured decision's times were taken (TunedEntry::timing).
+inline const char* const kTimingFig2 = "Fig. 2", *const kTimingSynchronized = "synchronized start",
+                         *const kTimingLearned = "learned in the job";
+inline const char* const kTunedTimings[] = {kTimingFig2, kTimingSynchronized, kTimingLearned};
 struct TunedEntry {
   std::string op;
   uint64_t bytes = 0;          // the size measured (Collective::size_bytes)
@@ -144,10 +148,9 @@ struct TunedEntry {
   // barrier-subtracted loops), "synchronized start" where the barrier hid
   // some candidate's call (measure/sync_timing.hpp), or "learned in the
   // job" (HETCOLL_LEARN_SAVE: the slowest rank's mean of the job's calls).
-  std::string timing = "Fig. 2";
+  std::string timing = kTimingFig2;
   std::vector<TunedTime> times;
 };
-inline const char* const kTunedTimings[] = {"Fig. 2", "synchronized start", "learned in the job"};
 struct TunedLayout {
   std::vector<int> hosts;  // per rank
   std::string created;

@@ -168,14 +168,6 @@ def candidates_of(explain: str) -> dict:
     return out
 
 
-def site_candidates(cands: dict, op: str, nbytes: int) -> list:
-    """The candidates of the site a call of NBYTES (size_bytes) falls in: the
-    explain line names the site by its size class's representative, the
-    largest of the collective's at most NBYTES."""
-    reps = [b for (o, b) in cands if o == op and b <= nbytes]
-    return cands[(op, max(reps))] if reps else []
-
-
 def last_half(t):
     return statistics.median(t[len(t) // 2:])
 
