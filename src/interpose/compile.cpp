@@ -76,7 +76,9 @@ std::string explanation(const Decision& d, const Collective& call, Planner& pl, 
     line += " (from HETCOLL_TABLE)";
   } else if (d.measured) {
     line += cat(", measured ", format_time(d.measured_time), " vs native ", format_time(d.native_time),
-                " (hetcoll tune; predicted ", format_time(d.predicted), ")");
+                d.measured_how == kTimingLearned ? " (learned in a job: HETCOLL_LEARN_SAVE; predicted "
+                                                 : " (hetcoll tune; predicted ",
+                format_time(d.predicted), ")");
   } else {
     line += cat(", predicted ", format_time(d.predicted));
     if (!counts_known_everywhere(call.op))

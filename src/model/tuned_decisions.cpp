@@ -25,6 +25,12 @@ void assign_size_classes(std::vector<TunedEntry>& entries) {
     const int c = size_class(entries[i].bytes);
     entries[i].class_lo = first ? 0 : (size_class(entries[i - 1].bytes) + c + 1) / 2;
     entries[i].class_hi = last ? c + 1 : (c + size_class(entries[i + 1].bytes) + 1) / 2;
+    // A decision learned in a job was measured at one size class (its
+    // site's): it decides that class alone, not the sizes around it.
+    if (entries[i].timing == kTimingLearned) {
+      entries[i].class_lo = std::max(entries[i].class_lo, c);
+      entries[i].class_hi = std::min(entries[i].class_hi, c + 1);
+    }
   }
   for (TunedEntry& e : entries)
     if (e.class_hi > e.class_lo) kept.push_back(std::move(e));

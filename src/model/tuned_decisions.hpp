@@ -14,7 +14,8 @@ namespace hetcoll {
 
 // Size classes, per collective: each measured size decides the classes
 // nearer to it than to its neighbours; below the smallest down to 0 B; none
-// beyond the largest (the model decides there). Orders them by collective
+// beyond the largest (the model decides there); a decision learned in a job
+// (kTimingLearned) decides its own class alone. Orders them by collective
 // (in order of first appearance), then size.
 void assign_size_classes(std::vector<TunedEntry>& entries);
 

@@ -118,6 +118,7 @@ bool Planner::measured(const Collective& rep, const std::vector<int>& rank_map, 
     d = Decision{};
     d.algorithm = "native";
     d.measured = true;
+    d.measured_how = e->timing;
     d.native_time = native;
     d.note = cat("measured: native ", us(native),
                  other.empty() ? std::string() : cat(", hetcoll's best ", other, " ", us(best_other)));
@@ -133,6 +134,7 @@ bool Planner::measured(const Collective& rep, const std::vector<int>& rank_map, 
       d.choice = choice;
       d.algorithm = choice.spec();
       d.measured = true;
+      d.measured_how = e->timing;
       d.native_time = native;
       for (const TunedTime& t : e->times)
         if (t.algorithm == e->winner) d.measured_time = t.time.median;

@@ -56,6 +56,7 @@ struct Decision {
   // winner's and the native collective's measured medians (s).
   bool measured = false;
   double measured_time = 0, native_time = 0;
+  std::string measured_how;  // the entry's timing (kTunedTimings): tune's, or learned in a job
   // The candidates weighed for the representative call, best first (when
   // planned; what `hetcoll plan` lists).
   std::shared_ptr<const PlanResult> weighed;

@@ -335,8 +335,12 @@ def test_a_job_that_learned_writes_the_profile_the_next_job_decides_by(local_pro
         names = [t["algorithm"] for t in e["times"]]
         assert e["winner"] in names and len(names) >= 2 and "native" in names, e
         assert e["winner"] in first[op]["algorithms"], (e, first[op]["algorithms"])
+        # It decides its own size class alone (a 64 KiB site says nothing of 8 B).
+        assert (e["class_lo"], e["class_hi"]) == (_core.size_class(e["bytes"]), _core.size_class(e["bytes"]) + 1), e
     # The next job decides by them from its first call (no learning).
-    second, err = _job(3, 5, sites, HETCOLL_PROFILE=str(learned))
+    second, err = _job(3, 5, sites, HETCOLL_PROFILE=str(learned), HETCOLL_DEBUG="explain")
+    if any(e["winner"] != "native" for e in entries.values()):  # explain names where the decision came from
+        assert "learned in a job: HETCOLL_LEARN_SAVE" in err, err[-2000:]
     for op, e in entries.items():
         assert set(second[op]["algorithms"]) == {e["winner"]}, (op, e["winner"], second[op]["algorithms"])
     code, out, _ = run_cli("profile", "show", str(learned))
