@@ -52,6 +52,7 @@ long long positive(const char* s, long long most) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hetcoll::bench::time_decisions_not_learning();
   MPI_Init(&argc, &argv);
   int rank, p;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -24,8 +24,8 @@ Setting text(const char* name, std::string SettingValues::*m, const char* def, A
   return s;
 }
 Setting choice(const char* name, std::string SettingValues::*m, const char* def, std::vector<std::string> choices,
-               const char* units, const char* meaning, const char* details) {
-  Setting s{name, def, meaning, Agreed::no, SettingKind::choice, std::move(choices), units, details};
+               Agreed agreed, const char* units, const char* meaning, const char* details) {
+  Setting s{name, def, meaning, agreed, SettingKind::choice, std::move(choices), units, details};
   s.text = m;
   return s;
 }
@@ -70,7 +70,7 @@ const std::vector<Setting>& settings() {
            "class up to `--table-max`, element sizes 1, 4, 8). Used only with the model and the hetcoll version "
            "that built it and without `HETCOLL_ALGO` — then its entries are exactly the planner's decisions; "
            "otherwise (or unreadable, malformed) world rank 0 says why once and the planner decides as usual."),
-      choice("HETCOLL_DEBUG", &V::debug, "", {"", "0", "1", "explain"}, "explain, 1 or 0",
+      choice("HETCOLL_DEBUG", &V::debug, "", {"", "0", "1", "explain"}, Agreed::no, "explain, 1 or 0",
              "'explain': one line on stderr per new decision (and form it is called in) and per fallback to the "
              "native MPI",
              "On rank 0 of each communicator, naming the call as the program made it (`MPI_Allreduce`, "
@@ -90,18 +90,22 @@ const std::vector<Setting>& settings() {
            "Where the MPI library gives MPI_THREAD_MULTIPLE (asked for or by the application), a thread also runs "
            "while the rank is blocked in a collective hetcoll left to the native library. docs/mpi.md says what "
            "overlap to expect with each."),
-      flag("HETCOLL_LEARN", &V::learn, "0", Agreed::by_value,
-           "'1': a blocking collective called often is timed in the job — the planner's choice, the native MPI and "
-           "the model's next candidates — and every rank keeps the fastest (the slowest rank's time), at the same "
-           "call; followed again when its time drifts",
-           "docs/learning.md: the rule, what exploring may cost (2 % of the call's time), how drift is seen, what "
-           "non-blocking and persistent calls do (they run what the blocking calls of the same size learned, "
-           "and are not timed: overlap hides their time). Ranks must agree on it (it adds an exchange every so "
-           "many calls). Not with HETCOLL_ALGO or HETCOLL_TABLE's forced choices, nor gatherv, scatterv and "
-           "alltoallv (no rank knows every count). With HETCOLL_DEBUG=explain, rank 0 says what it settled on "
-           "and when a choice is opened again."),
+      choice("HETCOLL_LEARN", &V::learn, kLearnExact, {kLearnExact, kLearnAll, kLearnOff}, Agreed::by_value,
+             "exact, 1 or 0",
+             "a blocking collective called often is timed in the job — the planner's choice, the native MPI and "
+             "the model's next candidates — and every rank keeps the fastest (the slowest rank's time), at the same "
+             "call; followed again when its time drifts. 'exact': only where every candidate gives the same bits "
+             "(data movement; integer, min/max, logical and bitwise reductions); '1': floating-point reductions too "
+             "(their last bits then follow what the job measured); '0': never",
+             "docs/learning.md: the rule, what exploring may cost (2 % of the call's time), how drift is seen, why "
+             "floating-point reductions wait for '1', what non-blocking and persistent calls do (they run what the "
+             "blocking calls of the same size learned, and are not timed: overlap hides their time). Ranks must "
+             "agree on it (it adds an exchange every so many calls). Also 'true'/'false', 'yes'/'no', 'on'/'off' "
+             "for 1 and 0. Not with HETCOLL_ALGO or HETCOLL_TABLE's forced choices, nor gatherv, scatterv and "
+             "alltoallv (no rank knows every count). With HETCOLL_DEBUG=explain, rank 0 says what it settled on "
+             "and when a choice is opened again."),
       text("HETCOLL_LEARN_SAVE", &V::learn_save, "", Agreed::no, "a file",
-           "with HETCOLL_LEARN=1 and a profile: at MPI_Finalize, world rank 0 writes the profile with what "
+           "with HETCOLL_LEARN on and a profile: at MPI_Finalize, world rank 0 writes the profile with what "
            "MPI_COMM_WORLD's collectives settled on, as measured decisions for the job's layout: the next job's "
            "HETCOLL_PROFILE",
            "The profile is HETCOLL_PROFILE's file as the job read it (not written when it changed on disk since, "
@@ -157,14 +161,25 @@ void land(const Setting& s, const std::string& text, SettingValues& out, std::ve
     case SettingKind::text:
       out.*s.text = text;
       return;
-    case SettingKind::choice:
-      if (std::find(s.choices.begin(), s.choices.end(), text) != s.choices.end()) {
+    case SettingKind::choice: {
+      const auto accepted = [&](const std::string& t) {
+        return std::find(s.choices.begin(), s.choices.end(), t) != s.choices.end();
+      };
+      // A choice of "1" and "0" takes a flag's words for them too.
+      const std::optional<bool> word = accepted("1") && accepted("0") ? yes_no(text) : std::nullopt;
+      if (accepted(text)) {
         out.*s.text = text;
+      } else if (text.empty()) {  // set to nothing: as unset
+        out.*s.text = s.default_value;
+      } else if (word) {
+        out.*s.text = *word ? "1" : "0";
       } else {
-        refused(std::string("is not ") + s.units + ": ignored");
-        out.*s.text = "";
+        refused(std::string("is not ") + s.units + ": ignored" +
+                (*s.default_value ? std::string(" (") + s.default_value + " used)" : std::string()));
+        out.*s.text = s.default_value;
       }
       return;
+    }
     case SettingKind::flag:
       if (auto b = yes_no(text)) {
         out.*s.flag = *b;

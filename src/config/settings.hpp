@@ -33,10 +33,17 @@ struct SettingValues {
   std::string debug;            // HETCOLL_DEBUG
   bool disable = false;         // HETCOLL_DISABLE
   bool progress_thread = false;  // HETCOLL_PROGRESS_THREAD
-  bool learn = false;           // HETCOLL_LEARN
+  std::string learn;            // HETCOLL_LEARN: kLearnExact, kLearnAll or kLearnOff
   std::string learn_save;       // HETCOLL_LEARN_SAVE
   double hang_timeout = 0;      // HETCOLL_HANG_TIMEOUT, seconds (0: never)
 };
+
+// HETCOLL_LEARN's values: learn only where every candidate gives the same
+// bits (data movement; reductions order_free() says any order of combining
+// gives alike), learn floating-point reductions too, never.
+inline constexpr const char* kLearnExact = "exact";
+inline constexpr const char* kLearnAll = "1";
+inline constexpr const char* kLearnOff = "0";
 
 // One row per HETCOLL_* variable: name, kind, default, meaning, who must
 // have it alike, and where its value lands in SettingValues (the member of

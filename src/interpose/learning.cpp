@@ -46,6 +46,14 @@ struct LearnedSites {
 
 namespace {
 
+// Whether HETCOLL_LEARN learns this call: not a call whose counts no rank
+// knows in full; under 'exact', only where every candidate gives the same
+// bits (the same site keeps both kinds apart: order_free is in its key).
+bool learns(const SettingValues& v, const Collective& coll) {
+  if (v.learn == kLearnOff || !counts_known_everywhere(coll.op)) return false;
+  return v.learn == kLearnAll || !is_reduction(coll.op) || coll.order_free;
+}
+
 // The model's next candidates a site times beside the decision and native.
 constexpr size_t kRunnersUp = 2;
 
@@ -198,9 +206,7 @@ void name_last(CommState& st, const Compiled& cc) {
 std::shared_ptr<const Compiled> learned_for(CommState& st, const std::shared_ptr<const Compiled>& decided,
                                             const Collective& coll, Form form, const char* name) {
   t_timed = Timed{};
-  if (!runtime().settings.learn) return decided;
-  // Not learned: a call whose counts no rank knows in full.
-  if (!counts_known_everywhere(coll.op)) return decided;
+  if (!learns(runtime().settings, coll)) return decided;
   LearnedSite* s = nullptr;
   if (form == Form::blocking) {
     if (!t_in_scope) return decided;  // the C API: no native MPI to hand the call to
@@ -344,8 +350,11 @@ void save_learned() noexcept {
   if (v.learn_save.empty()) return;
   try {
     CommState* st = find_state(MPI_COMM_WORLD);
-    if (!v.learn) throw InputError("HETCOLL_LEARN is off: nothing learned");
-    if (!st || !st->learned) throw InputError("no collective of MPI_COMM_WORLD was learned: nothing written");
+    if (v.learn == kLearnOff) throw InputError("HETCOLL_LEARN is off: nothing learned");
+    if (!st || !st->learned)
+      throw InputError(cat("no collective of MPI_COMM_WORLD was learned",
+                           v.learn == kLearnExact ? " (HETCOLL_LEARN=exact learns no floating-point reduction)" : "",
+                           ": nothing written"));
     if (st->info.rank != 0) return;
     std::unique_lock<std::mutex> lock(st->mu, std::defer_lock);
     if (st->multiple) lock.lock();

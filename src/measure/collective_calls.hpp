@@ -6,6 +6,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,6 +17,13 @@
 namespace hetcoll::bench {
 
 using Call = std::function<void(bool native)>;
+
+// These programs time the planner's decisions and forced candidates side by
+// side with the native MPI: learning in the job (HETCOLL_LEARN) would run
+// other candidates among a decision's calls, with its exchanges between
+// them. It is off in them, whatever the environment says; called before
+// MPI_Init (the MPI layer reads its settings there).
+inline void time_decisions_not_learning() { setenv("HETCOLL_LEARN", "0", 1); }
 
 // Every collective these programs time, in the .def's order.
 inline const std::vector<std::string>& collective_names() {

@@ -287,6 +287,7 @@ int main(int argc, char** argv) {
     program::check_writable(o.out, "-o");
     return 0;
   }
+  hetcoll::bench::time_decisions_not_learning();
   program::start_mpi(&argc, &argv, g_rank, g_size);
   const Options opt = parse_args(argc, argv);
   const double start = MPI_Wtime();

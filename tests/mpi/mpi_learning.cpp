@@ -6,9 +6,11 @@
 // At every call, every result is checked exactly, and every rank must have
 // run the same algorithm (hetcoll_last_algorithm, compared across the
 // communicator with PMPI_Allgather: never through hetcoll).
-//   mpirun -n P mpi_learning [--calls N] [--expect learn|fixed]
+//   mpirun -n P mpi_learning [--calls N] [--expect learn|exact|fixed]
 //   learn: some site ran more than one algorithm (it explored);
-//   fixed: every site ran one (HETCOLL_LEARN unset, or a forced choice).
+//   exact: the integer allreduce explored, and every floating-point
+//          allreduce ran one algorithm (HETCOLL_LEARN=exact, the default);
+//   fixed: every site ran one (HETCOLL_LEARN=0, or a forced choice).
 #include <mpi.h>
 #include <unistd.h>
 
@@ -91,6 +93,20 @@ void one_round(MPI_Comm comm, int i, int late_rank, Sites& sites, const std::str
     const std::string site = tag + " allreduce " + std::to_string(8 * n) + "B";
     check_doubles(b, want, site + " call " + std::to_string(i));
     sites.ran[site].insert(same_everywhere(comm, site, i));
+  }
+  {  // allreduce of 64 KiB of int: the same bits whichever algorithm runs
+    const int n = 16384;
+    std::vector<int> a(static_cast<size_t>(n)), b(a.size());
+    for (int k = 0; k < n; ++k) a[size_t(k)] = (r + 1) * (k % 1000) - i;
+    arrive();
+    MPI_Allreduce(a.data(), b.data(), n, MPI_INT, MPI_SUM, comm);
+    ++checks;
+    for (int k = 0; k < n; ++k)
+      if (b[size_t(k)] != p * (p + 1) / 2 * (k % 1000) - p * i) {
+        fail(tag + " int allreduce call " + std::to_string(i) + ": element " + std::to_string(k));
+        break;
+      }
+    sites.ran[tag + " int allreduce"].insert(same_everywhere(comm, tag + " int allreduce", i));
   }
   {  // bcast of 256 KiB from the last rank
     const int n = 262144, root = p - 1;
@@ -191,9 +207,13 @@ int main(int argc, char** argv) {
   size_t explored = 0;
   for (const auto& [site, algs] : sites.ran) {
     if (algs.size() > 1) ++explored;
-    if (expect == "fixed" && algs.size() > 1) fail(site + " ran " + std::to_string(algs.size()) + " algorithms");
+    const bool floating = site.find("allreduce") != std::string::npos && site.find("int ") == std::string::npos;
+    if ((expect == "fixed" || (expect == "exact" && floating)) && algs.size() > 1)
+      fail(site + " ran " + std::to_string(algs.size()) + " algorithms");
   }
   if (expect == "learn" && explored == 0) fail("no site ran more than one algorithm: nothing was learned");
+  if (expect == "exact" && sites.ran["world int allreduce"].size() < 2)
+    fail("the integer allreduce of MPI_COMM_WORLD ran one algorithm: nothing was learned where bits cannot differ");
   long all_failures = 0, all_checks = 0;
   PMPI_Allreduce(&failures, &all_failures, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   PMPI_Allreduce(&checks, &all_checks, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -84,6 +84,7 @@ def test_config_says_every_problem_as_the_mpi_layer_does(run_cli, monkeypatch, t
             ("HETCOLL_HANG_TIMEOUT", "-1", "HETCOLL_HANG_TIMEOUT='-1' is not a number of seconds"),
             ("HETCOLL_DISABLE", "maybe", "HETCOLL_DISABLE='maybe' is not 1 or 0: ignored"),
             ("HETCOLL_DEBUG", "verbose", "HETCOLL_DEBUG='verbose' is not explain, 1 or 0: ignored"),
+            ("HETCOLL_LEARN", "sometimes", "HETCOLL_LEARN='sometimes' is not exact, 1 or 0: ignored (exact used)"),
             ("HETCOLL_TABLE", str(bad_table), "HETCOLL_TABLE ignored: "),
             ("HETCOLL_PROFIL", "x", "unknown variable HETCOLL_PROFIL ignored (did you mean HETCOLL_PROFILE?)")]:
         with monkeypatch.context() as m:
@@ -95,3 +96,21 @@ def test_config_says_every_problem_as_the_mpi_layer_does(run_cli, monkeypatch, t
             assert any(p.startswith(said) for p in json.loads(out)["problems"]), (name, out)
     code, out, err = run_cli("config")
     assert code == 0 and "warning" not in err, err
+
+
+def test_learn_takes_exact_and_a_flags_words(run_cli, monkeypatch):
+    """HETCOLL_LEARN is a choice of exact (the default), 1 and 0; a flag's
+    words name 1 and 0 (HETCOLL_LEARN=off must never mean 'exact')."""
+    for value, landed in [(None, "exact"), ("", "exact"), ("exact", "exact"), ("1", "1"), ("0", "0"),
+                          ("on", "1"), ("TRUE", "1"), ("yes", "1"), ("off", "0"), ("False", "0"), ("no", "0")]:
+        with monkeypatch.context() as m:
+            if value is None:
+                m.delenv("HETCOLL_LEARN", raising=False)
+            else:
+                m.setenv("HETCOLL_LEARN", value)
+            code, out, err = run_cli("config", "--json")
+            assert code == 0, err
+            d = json.loads(out)
+            learn = next(s for s in d["settings"] if s["name"] == "HETCOLL_LEARN")
+            assert learn["read"] == landed, (value, learn)
+            assert not d["problems"], (value, d["problems"])

@@ -347,7 +347,9 @@ def test_a_job_that_learned_writes_the_profile_the_next_job_decides_by(local_pro
     assert code == 0 and "measured decisions for 3 ranks" in out, out
     # What it cannot write, it says once, and the job's results stay right.
     learning = {"HETCOLL_PROFILE": str(profile), "HETCOLL_LEARN": "1"}
-    for calls, settings, why in [(300, {"HETCOLL_PROFILE": str(profile)}, "HETCOLL_LEARN is off"),
+    for calls, settings, why in [(300, {"HETCOLL_PROFILE": str(profile), "HETCOLL_LEARN": "0"}, "HETCOLL_LEARN is off"),
+                                 # The default learns no floating-point reduction (bench_job's allreduce sums doubles).
+                                 (300, {"HETCOLL_PROFILE": str(profile)}, "HETCOLL_LEARN=exact learns no floating"),
                                  (300, {"HETCOLL_LEARN": "1"}, "the model is not a profile"),
                                  (3, learning, "no collective of MPI_COMM_WORLD settled"),
                                  (300, learning, "cannot write")]:
@@ -411,8 +413,10 @@ def test_bench_times_a_native_decision_once_for_both_rows(tmp_path):
                 "--target-ms", "1", "--algorithms", "binomial_tree")
     assert proc.returncode == 0, proc.stderr
     rows = {r["variant"]: r for r in json.loads(out.read_text())["rows"]}
+    # Both timed (their times may still be equal: Fig. 2 takes the barrier's
+    # time off, and on a loaded machine both can come to 0).
     assert all("timed_as" not in r for r in rows.values())
-    assert rows["hetcoll"]["algorithm"] != "native" and rows["hetcoll"]["times_s"] != rows["native"]["times_s"]
+    assert rows["hetcoll"]["algorithm"] == "binomial_tree" and len(rows["hetcoll"]["times_s"]) >= 3
 
 
 def _refused(broken: dict, field: str, schema: dict, tmp_path, run_cli) -> None:
