@@ -49,9 +49,11 @@ namespace {
 // Whether HETCOLL_LEARN learns this call: not a call whose counts no rank
 // knows in full; under 'exact', only where every candidate gives the same
 // bits (the same site keeps both kinds apart: order_free is in its key).
-bool learns(const SettingValues& v, const Collective& coll) {
-  if (v.learn == kLearnOff || !counts_known_everywhere(coll.op)) return false;
-  return v.learn == kLearnAll || !is_reduction(coll.op) || coll.order_free;
+enum class Learns { yes, no, not_these_bits };
+Learns learns(const SettingValues& v, const Collective& coll) {
+  if (v.learn == kLearnOff || !counts_known_everywhere(coll.op)) return Learns::no;
+  if (v.learn == kLearnAll || !is_reduction(coll.op) || coll.order_free) return Learns::yes;
+  return Learns::not_these_bits;
 }
 
 // The model's next candidates a site times beside the decision and native.
@@ -206,7 +208,16 @@ void name_last(CommState& st, const Compiled& cc) {
 std::shared_ptr<const Compiled> learned_for(CommState& st, const std::shared_ptr<const Compiled>& decided,
                                             const Collective& coll, Form form, const char* name) {
   t_timed = Timed{};
-  if (!learns(runtime().settings, coll)) return decided;
+  switch (learns(runtime().settings, coll)) {
+    case Learns::yes: break;
+    case Learns::no: return decided;
+    case Learns::not_these_bits:  // said once per collective and communicator, under explain
+      if (form == Form::blocking && t_in_scope && runtime().explain && st.info.rank == 0)
+        say_once(cat(name, st.comm_name.empty() ? std::string() : cat(" on ", st.comm_name),
+                     ": floating-point reductions are not learned under HETCOLL_LEARN=exact, the default (their "
+                     "last bits would follow what the job measured); HETCOLL_LEARN=1 learns them"));
+      return decided;
+  }
   LearnedSite* s = nullptr;
   if (form == Form::blocking) {
     if (!t_in_scope) return decided;  // the C API: no native MPI to hand the call to

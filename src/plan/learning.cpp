@@ -7,7 +7,10 @@
 namespace hetcoll {
 
 LearnedChoice::LearnedChoice(int candidates, LearningRules rules)
-    : rules_(rules), measured_(size_t(std::max(candidates, 1))), rounds_done_(measured_.size(), 0) {
+    : rules_(rules),
+      measured_(size_t(std::max(candidates, 1))),
+      rounds_done_(measured_.size(), 0),
+      prior_(measured_.size(), 0) {
   if (rules_.warm_calls < 1 || rules_.batch_calls < 1 || rules_.window_first < 1 ||
       rules_.window_most < rules_.window_first || rules_.max_rounds < 1 || rules_.drift_windows < 1 ||
       rules_.recheck_calls < 1 || !(rules_.window_seconds > 0))
@@ -92,10 +95,22 @@ LearnedChoice::Change LearnedChoice::agreed(double slowest_sum) {
 LearnedChoice::Change LearnedChoice::explore_next() {
   for (;;) {
     int next = -1, calls = 0;
+    // The probe first: of the candidates not yet run, the one the last
+    // exploration measured fastest (the first time: in order).
+    int probe = -1;
+    for (size_t c = 0; c < measured_.size(); ++c)
+      if (!measured_[c].dropped && !measured_[c].calls && (probe < 0 || prior_[c] < prior_[size_t(probe)]))
+        probe = int(c);
+    const bool probe_waits = probe >= 0 && !probe_affordable(probe);
+    if (probe >= 0 && !probe_waits) next = probe, calls = 1;
     for (size_t c = 0; c < measured_.size() && next < 0; ++c)
-      if (!measured_[c].dropped && !measured_[c].calls) next = int(c), calls = 1;
-    for (size_t c = 0; c < measured_.size() && next < 0; ++c)
-      if (!measured_[c].dropped && rounds_done_[c] < round_) next = int(c), calls = rules_.batch_calls;
+      if (!measured_[c].dropped && measured_[c].calls && rounds_done_[c] < round_)
+        next = int(c), calls = rules_.batch_calls;
+    if (next < 0 && probe_waits) {  // only a dear probe left: the best runs while the budget grows
+      start_batch(best_, wait_window_, false);
+      wait_window_ = next_window(wait_window_, measured_[size_t(best_)].mean());
+      return Change::none;
+    }
     if (next >= 0) {
       // A probe (one call) is not held to the budget: every candidate gets
       // one early, so a fast one is found at once; its batches are.
@@ -173,10 +188,24 @@ int LearnedChoice::next_window(int calls, double mean) const {
   return std::max(w, rules_.window_first);
 }
 
+// A probe runs at once the first time; measured again, one the last
+// exploration found `prior_` times the best's time is held to the budget,
+// priced at that many times the best's time now.
+bool LearnedChoice::probe_affordable(int c) const {
+  const Measured& best = measured_[size_t(best_)];
+  const double prior = prior_[size_t(c)];
+  if (prior <= 1 || !best.calls) return true;
+  return lost_ + (prior - 1) * best.mean() <= rules_.budget * total_;
+}
+
 // Exploring again: every candidate measured anew, the running one too (the
 // window that showed the change may have straddled it: half of another
-// machine).
+// machine). What each measured against the best is kept as its prior: it
+// orders the probes and prices the dear ones.
 void LearnedChoice::measure_again() {
+  const double best_mean = measured_[size_t(best_)].calls ? measured_[size_t(best_)].mean() : 0;
+  for (size_t c = 0; c < measured_.size(); ++c)
+    if (measured_[c].calls && best_mean > 0) prior_[c] = measured_[c].mean() / best_mean;
   for (size_t c = 0; c < measured_.size(); ++c) measured_[c] = Measured{}, rounds_done_[c] = 0;
   phase_ = Phase::exploring;
   round_ = 1;

@@ -47,6 +47,12 @@
 //  6. recheck: settled for recheck_calls calls, the others are measured
 //     again while the budget allows — the running choice's own time cannot
 //     show that another candidate got faster (an uplink restored).
+//  Measured again (5 or 6), the probes go fastest-before first, and one the
+//  last exploration found k times the best's time is held to the budget,
+//  priced at (k - 1) times the best's time now: a candidate far slower
+//  before is not run at once on a machine where it may be far dearer (the
+//  emulated cluster: a hub's one call took 2.2 s on a slowed uplink, 18
+//  calls of the best); the best runs while it waits.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -122,10 +128,12 @@ class LearnedChoice {
   void measure_again();
   bool clear() const;
   int best_measured() const;
+  bool probe_affordable(int c) const;
 
   LearningRules rules_;
   std::vector<Measured> measured_;
   std::vector<int> rounds_done_;  // batches (after the probe) each candidate ran this exploration
+  std::vector<double> prior_;     // its mean over the best's when last measured (0: never)
   Phase phase_ = Phase::exploring;
   int current_ = 0, batch_ = 1, done_in_batch_ = 0;
   int uncounted_ = 0;  // the batch's first calls not timed (the site's very first call)

@@ -228,6 +228,40 @@ TEST(Learning, AChoiceMovedBySlowUplinkGoesBackWhenTheUplinkIsRestored) {
   EXPECT_LE(job.settled_on(0, restored), 100u);
 }
 
+TEST(Learning, ACandidateFarSlowerBeforeWaitsForTheBudgetWhenMeasuredAgain) {
+  // The same cluster: after the uplink slowed, the choice opens again. The
+  // hub measured 2.9x ring's time before: its probe is priced at 1.9 times
+  // the best's time now (430 ms) and waits until the budget (2 % of the
+  // site's time) affords it, while the best runs; the first time, every
+  // probe ran at once. Hierarchical (1.6x before, cheap at that price) and
+  // ring are probed at once, fastest-before first.
+  Job job(4, 4);
+  job.noise = 0.05;
+  const std::vector<double> fast = {83e-3, 130e-3, 190e-3, 240e-3}, slow = {500e-3, 430e-3, 530e-3, 2.2};
+  job.run(fast, 330);
+  ASSERT_EQ(job.rule().best(), 0);
+  EXPECT_EQ(std::count(job.ran.begin(), job.ran.end(), 3), 1);  // its probe, at once the first time
+  const int opened = job.rule().reopened();
+  const size_t slowed = job.ran.size();
+  while (job.rule().reopened() == opened && job.ran.size() < slowed + 100) job.run(slow, 1);
+  ASSERT_GT(job.rule().reopened(), opened);
+  const size_t reopened_at = job.ran.size();
+  job.run(slow, 1);
+  EXPECT_EQ(job.ran.back(), 0);  // ring measured fastest before: probed first
+  job.run(slow, 29);
+  EXPECT_EQ(std::count(job.ran.begin() + long(reopened_at), job.ran.end(), 3), 0);
+  EXPECT_EQ(job.rule().best(), 1);
+  // When the hub's probe runs, the budget had room for its price.
+  const double site_time_then = job.rule().total();
+  while (job.ran.back() != 3 && job.ran.size() < reopened_at + 2000) job.run(slow, 1);
+  ASSERT_EQ(job.ran.back(), 3) << "the dear probe never ran";
+  EXPECT_GE(job.rule().total(), site_time_then);
+  EXPECT_GE(job.ran.size() - reopened_at, 40u);
+  // And the choice is not moved: hierarchical stays.
+  job.run(slow, 200);
+  EXPECT_EQ(job.rule().best(), 1);
+}
+
 TEST(Learning, AChangeWhileExploringDiscardsWhatWasMeasuredBefore) {
   // The model right at first: candidates 1 and 2 dropped by their batches,
   // 3 probed (1.22x: kept) with its batch waiting for budget while the best
