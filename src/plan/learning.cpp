@@ -125,18 +125,21 @@ LearnedChoice::Change LearnedChoice::explore_next() {
       }
       return Change::none;
     }
-    // A candidate dropped at its probe against a best that has since
-    // measured slower gets its batch after all (one call is noisy).
+    // A candidate dropped against a best that has since measured slower
+    // gets its batch after all: dropped at its probe, in this round (one
+    // call is noisy); at a batch, in the next round (the best's windows
+    // while the budget waited may have raised its mean past it).
     bool reinstated = false;
     for (size_t c = 0; c < measured_.size(); ++c) {
       Measured& m = measured_[c];
-      if (m.dropped && m.calls == 1 && m.mean() <= rules_.batch_drop * measured_[size_t(best_)].mean())
+      if (m.dropped && m.calls && m.mean() <= rules_.batch_drop * measured_[size_t(best_)].mean())
         m.dropped = false, reinstated = true;
     }
-    if (reinstated) continue;  // their rounds_done_ is below round_
+    if (reinstated) continue;
     if (clear() || round_ >= rules_.max_rounds) break;
     ++round_;
   }
+  best_ = best_measured();  // a candidate reinstated in the last round may have measured faster
   phase_ = Phase::settled;
   settled_mean_ = measured_[size_t(best_)].mean();
   window_ = rules_.window_first;
