@@ -190,8 +190,11 @@ TEST(Learning, ACandidateDroppedAtABatchComesBackWhenTheBestMeasuresSlowerSince)
   ASSERT_EQ(rule.phase(), LearnedChoice::Phase::settled);
   EXPECT_EQ(rule.best(), 1);
   // Kept: never a mean above a candidate measured and dropped.
-  for (size_t c = 0; c < 3; ++c)
-    if (rule.measured()[c].dropped) EXPECT_GT(rule.measured()[c].mean(), rule.measured()[size_t(rule.best())].mean()) << c;
+  for (size_t c = 0; c < 3; ++c) {
+    if (rule.measured()[c].dropped) {
+      EXPECT_GT(rule.measured()[c].mean(), rule.measured()[size_t(rule.best())].mean()) << c;
+    }
+  }
 }
 
 TEST(Learning, AFastCandidateBehindASlowOneIsFoundAtOnce) {
@@ -227,18 +230,29 @@ TEST(Learning, DriftOpensTheChoiceAgainAndTheNewFastestIsKept) {
   EXPECT_LE(job.settled_on(0, back), size_t(job.rule().rules().recheck_calls + job.rule().rules().window_most + 64));
 }
 
-TEST(Learning, AChoiceMovedBySlowUplinkGoesBackWhenTheUplinkIsRestored) {
-  // The emulated cluster's allreduce of 256 KiB (11 ranks, 2026-11-28): ring
-  // 83 ms, hierarchical 130, native 190, a hub 240; a subnet's uplink 10x
-  // slower: ring 500, hierarchical 430, native 530, the hub 2.2 s (its probe
-  // alone lost more than the budget's 2 % of what the site had run). The
-  // choice moves to hierarchical; restored, it must come back to ring
-  // within a few windows, not stay on hierarchical for want of budget (the
-  // slow machine's exploring is not held against the restored one).
+// The emulated cluster's allreduce of 256 KiB (11 ranks, 2026-11-28): ring
+// 83 ms, hierarchical 130, native 190, a hub 240; a subnet's uplink 10x
+// slower: ring 500, hierarchical 430, native 530, the hub 2.2 s.
+const std::vector<double> kUplinkFast = {83e-3, 130e-3, 190e-3, 240e-3};
+const std::vector<double> kUplinkSlow = {500e-3, 430e-3, 530e-3, 2.2};
+
+// Its job on 4 ranks with 5 % noise, 330 calls on the fast uplink.
+Job uplink_job_before_the_change() {
   Job job(4, 4);
   job.noise = 0.05;
-  const std::vector<double> fast = {83e-3, 130e-3, 190e-3, 240e-3}, slow = {500e-3, 430e-3, 530e-3, 2.2};
-  job.run(fast, 330);
+  job.run(kUplinkFast, 330);
+  return job;
+}
+
+TEST(Learning, AChoiceMovedBySlowUplinkGoesBackWhenTheUplinkIsRestored) {
+  // The hub's probe alone, on the slow uplink, lost more than the budget's
+  // 2 % of what the site had run. The choice moves to hierarchical;
+  // restored, it must come back to ring within a few windows, not stay on
+  // hierarchical for want of budget (the slow machine's exploring is not
+  // held against the restored one).
+  Job job = uplink_job_before_the_change();
+  const std::vector<double>& fast = kUplinkFast;
+  const std::vector<double>& slow = kUplinkSlow;
   ASSERT_EQ(job.rule().best(), 0);
   const size_t slowed = job.ran.size();
   job.run(slow, 100);
@@ -267,10 +281,8 @@ TEST(Learning, ACandidateFarSlowerBeforeWaitsForTheBudgetWhenMeasuredAgain) {
   // site's time) affords it, while the best runs; the first time, every
   // probe ran at once. Hierarchical (1.6x before, cheap at that price) and
   // ring are probed at once, fastest-before first.
-  Job job(4, 4);
-  job.noise = 0.05;
-  const std::vector<double> fast = {83e-3, 130e-3, 190e-3, 240e-3}, slow = {500e-3, 430e-3, 530e-3, 2.2};
-  job.run(fast, 330);
+  Job job = uplink_job_before_the_change();
+  const std::vector<double>& slow = kUplinkSlow;
   ASSERT_EQ(job.rule().best(), 0);
   EXPECT_EQ(std::count(job.ran.begin(), job.ran.end(), 3), 1);  // its probe, at once the first time
   const int opened = job.rule().reopened();
