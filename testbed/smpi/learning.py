@@ -60,6 +60,10 @@ CASES = {
     "fat_tree32-right": ("fat_tree32", 32, PROFILES / "fat_tree32.json"),
     "two_subnets-wrong": ("two_subnets", 8, None),
     "two_subnets-right": ("two_subnets", 8, PROFILES / "two_subnets.json"),
+    # Platforms learning was not built on, planned on the default model.
+    "asym_uplinks15-wrong": ("asym_uplinks15", 15, None),
+    "slow_nics_shared30-wrong": ("slow_nics_shared30", 30, None),
+    "cluster64_4subnets-wrong": ("cluster64_4subnets", 64, None),
 }
 OPS = ["bcast", "allreduce", "allgather", "reduce", "alltoall"]
 SIZES = [8, 65536, 1048576]
