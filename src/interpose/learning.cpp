@@ -29,6 +29,9 @@ struct LearnedSite {
   std::shared_ptr<Compiled> native = std::make_shared<Compiled>();  // what learned_for returns for the native MPI
   std::string label;  // "MPI_Allreduce p=4 size~1048576B"
   int said_best = -1;  // the choice explain said last
+  // What the rule measured when it last settled (its best: said_best):
+  // what HETCOLL_LEARN_SAVE writes, even while the site explores again.
+  std::vector<LearnedChoice::Measured> settled;
   LearnedSite(Collective r, std::vector<std::string> s, std::vector<double> p)
       : rep(std::move(r)), specs(std::move(s)), predicted(std::move(p)), rule(int(specs.size())) {}
 };
@@ -50,9 +53,9 @@ namespace {
 // knows in full; under 'exact', only where every candidate gives the same
 // bits (the same site keeps both kinds apart: order_free is in its key).
 enum class Learns { yes, no, not_these_bits };
-Learns learns(const SettingValues& v, const Collective& coll) {
-  if (v.learn == kLearnOff || !counts_known_everywhere(coll.op)) return Learns::no;
-  if (v.learn == kLearnAll || !is_reduction(coll.op) || coll.order_free) return Learns::yes;
+Learns learns(LearnMode mode, const Collective& coll) {
+  if (mode == LearnMode::off || !counts_known_everywhere(coll.op)) return Learns::no;
+  if (mode == LearnMode::all || !is_reduction(coll.op) || coll.order_free) return Learns::yes;
   return Learns::not_these_bits;
 }
 
@@ -208,7 +211,7 @@ void name_last(CommState& st, const Compiled& cc) {
 std::shared_ptr<const Compiled> learned_for(CommState& st, const std::shared_ptr<const Compiled>& decided,
                                             const Collective& coll, Form form, const char* name) {
   t_timed = Timed{};
-  switch (learns(runtime().settings, coll)) {
+  switch (learns(runtime().learn, coll)) {
     case Learns::yes: break;
     case Learns::no: return decided;
     case Learns::not_these_bits:  // said once per collective and communicator, under explain
@@ -279,7 +282,7 @@ void after_blocking_call() noexcept {
     const LearnedChoice::Change change = s.rule.agreed(slowest);
     const bool news = change == LearnedChoice::Change::reopened ||
                       (change == LearnedChoice::Change::settled && s.rule.best() != s.said_best);
-    if (change == LearnedChoice::Change::settled) s.said_best = s.rule.best();
+    if (change == LearnedChoice::Change::settled) s.said_best = s.rule.best(), s.settled = s.rule.measured();
     if (news && runtime().explain && st.info.rank == 0) say(told(s, change, was_running));
   } catch (const std::exception& e) {
     if (st.learned) st.learned->off = true;
@@ -302,15 +305,16 @@ namespace {
 
 // A settled site as a measured decision: its representative's collective
 // and size, the best as winner, every candidate it ran with its mean (the
-// slowest rank's, as min and median: the rule keeps means only).
+// slowest rank's, as min and median: the rule keeps means only) — as of
+// its last settling (exploring again, some candidates are not yet run).
 TunedEntry learned_entry(const LearnedSite& s) {
   TunedEntry e;
   e.op = coll_op_name(s.rep.op);
   e.bytes = s.rep.size_bytes();
-  e.winner = candidate_name(s, s.rule.best());
+  e.winner = candidate_name(s, s.said_best);
   e.timing = kTimingLearned;
   for (size_t c = 0; c < s.specs.size(); ++c) {
-    const LearnedChoice::Measured& m = s.rule.measured()[c];
+    const LearnedChoice::Measured& m = s.settled[c];
     if (m.calls == 0) continue;
     e.times.push_back({candidate_name(s, int(c)), Measure{m.mean(), m.mean()}, s.predicted[c]});
   }
@@ -335,6 +339,7 @@ std::string write_learned(CommState& st, const std::string& out) {
     throw InputError(cat(path, " changed on disk since the job read it: not written"));
   if (st.host_map.empty() || std::count(st.host_map.begin(), st.host_map.end(), -1))
     throw InputError("the profile does not describe every host of MPI_COMM_WORLD: not written");
+  check_profile_writable(out);  // said whether or not anything settled
   TunedLayout layout;
   layout.hosts = st.host_map;
   layout.created = utc_now();
@@ -361,10 +366,12 @@ void save_learned() noexcept {
   if (v.learn_save.empty()) return;
   try {
     CommState* st = find_state(MPI_COMM_WORLD);
-    if (v.learn == kLearnOff) throw InputError("HETCOLL_LEARN is off: nothing learned");
+    if (runtime().learn == LearnMode::off) throw InputError("HETCOLL_LEARN is off: nothing learned");
     if (!st || !st->learned)
       throw InputError(cat("no collective of MPI_COMM_WORLD was learned",
-                           v.learn == kLearnExact ? " (HETCOLL_LEARN=exact learns no floating-point reduction)" : "",
+                           runtime().learn == LearnMode::exact
+                               ? " (HETCOLL_LEARN=exact learns no floating-point reduction)"
+                               : "",
                            ": nothing written"));
     if (st->info.rank != 0) return;
     std::unique_lock<std::mutex> lock(st->mu, std::defer_lock);

@@ -20,9 +20,14 @@
 
 namespace hetcoll::mpi {
 
+// HETCOLL_LEARN's value (kLearnOff, kLearnExact, kLearnAll), read once:
+// every blocking collective asks it.
+enum class LearnMode { off, exact, all };
+
 struct Runtime {
   SettingValues settings;  // as read when the layer started (config/settings.hpp)
   bool explain = false;    // HETCOLL_DEBUG asks for explanations (Configuration::explain)
+  LearnMode learn = LearnMode::off;  // settings.learn
   std::mutex mu;
   std::shared_ptr<Planner> planner;
   // The default model's planner, for communicators a profile does not

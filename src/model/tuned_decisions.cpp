@@ -57,10 +57,23 @@ size_t merge_tuned(Profile& p, TunedLayout layout) {
   return kept;
 }
 
+namespace {
+std::string temporary_of(const std::string& path) { return path + ".tmp"; }
+}  // namespace
+
+void check_profile_writable(const std::string& path) {
+  const std::string tmp = temporary_of(path);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::app);
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::remove(tmp.c_str());
+}
+
 void write_profile_file(const Profile& p, const std::string& path) {
   const std::string text = profile_to_json(p);
   parse_profile(text);  // what we write, we can read
-  const std::string tmp = path + ".tmp";
+  const std::string tmp = temporary_of(path);
   {
     std::ofstream out(tmp, std::ios::binary);
     out << text;

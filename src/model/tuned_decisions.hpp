@@ -28,6 +28,9 @@ size_t merge_tuned(Profile& p, TunedLayout layout);
 // never sees half a file), after checking that the text reads back. Throws
 // std::runtime_error naming the file.
 void write_profile_file(const Profile& p, const std::string& path);
+// Throws, as write_profile_file would, when `path` cannot be written (its
+// temporary beside it cannot be made): said before anything is gathered.
+void check_profile_writable(const std::string& path);
 
 // Now, as the profile's dates are written (ISO 8601 UTC).
 std::string utc_now();
