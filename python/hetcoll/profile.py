@@ -164,6 +164,10 @@ def show_lines(p: dict) -> list[str]:
         f"{m['mode']} pairs, {m['repeats']} repeats, {m['small_bytes']} B / {m['large_bytes']} B messages; "
         f"took {m['seconds']:.2f} s" + (f" of a {m['budget_s']:.0f} s budget" if m["budget_s"] else "")
         + (" (budget reached: fewer repeats or phases)" if m["budget_exhausted"] else ""),
+    ]
+    if m.get("corrected"):
+        out.append(f"  corrected: {m['corrected']}")
+    out += [
         "",
         "hosts:",
         f"  {'host':<20} {'ranks':>5} {'subnet':>6} {'S_c':>9} {'S_m':>11} {'R_c':>9} {'R_m':>11} {'gamma':>11}",

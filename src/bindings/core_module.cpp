@@ -15,6 +15,7 @@
 #include "model/bound.hpp"
 #include "model/tree_packing.hpp"
 #include "model/profile.hpp"
+#include "model/profile_model.hpp"
 #include "model/subnets.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
@@ -597,6 +598,18 @@ NB_MODULE(_core, m) {
   m.def("load_profile",
         [](const std::string& path, bool with_pairs) { return profile_to_json(load_profile(path, with_pairs)); },
         "path"_a, "with_pairs"_a = true, "a profile, checked, as JSON text (InputError when it is not one)");
+  m.def("profile_as_tree",
+        [](const std::string& path) {
+          Profile p = load_profile(path, false);
+          if (p.network.empty()) {
+            p.network = network_from_classes(p, {});
+            p.version = 2;
+          }
+          return profile_to_json(p);
+        },
+        "path"_a,
+        "a profile, checked, as JSON text with its network as a tree (version 2): a version 1 profile's classes "
+        "drawn as the model draws them (network_from_classes), a version 2 profile as it is");
   m.def("profile_format", [] { return std::make_pair(std::string(kProfileFormat), kProfileVersion); });
   m.def("partition_subnets",
         [](const std::vector<double>& cost, size_t n, double threshold) {

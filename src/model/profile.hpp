@@ -172,6 +172,8 @@ struct Profile {
   double seconds = 0;   // the probe's own cost
   std::vector<std::pair<std::string, double>> phases;  // and per phase (s)
   bool budget_exhausted = false;
+  // What `hetcoll correct` changed, and from what (empty: as measured).
+  std::string corrected;
   uint64_t small_bytes = 8, large_bytes = uint64_t(1) << 20;
 
   std::vector<HostProfile> hosts;

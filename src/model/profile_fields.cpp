@@ -50,7 +50,9 @@ const std::vector<Field<Profile>>& measured_fields() {  // "measured", before it
       whole("ranks", &Profile::ranks, 1, double(kMaxProfileRanks)),
       whole("repeats", &Profile::repeats, 0, 1 << 20),
       real("budget_s", &Profile::budget, 0, 1e9),     real("seconds", &Profile::seconds, 0, 1e9),
-      flag("budget_exhausted", &Profile::budget_exhausted)};
+      flag("budget_exhausted", &Profile::budget_exhausted),
+      // Absent in profiles no `hetcoll correct` wrote: as measured.
+      text("corrected", &Profile::corrected, 4096, true)};
   return f;
 }
 const std::vector<Field<Profile>>& message_fields() {  // "measured", after its "phases"

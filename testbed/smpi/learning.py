@@ -69,6 +69,16 @@ OPS = ["bcast", "allreduce", "allgather", "reduce", "alltoall"]
 SIZES = [8, 65536, 1048576]
 
 
+def bench_json(platform, np, bench_args, env, what, timeout=3600):
+    """smpi_bench on the platform (testbed/smpi/run): its last JSON line."""
+    cmd = [str(RUN), "--platform", platform, "-n", str(np), str(BENCH)] + [str(a) for a in bench_args]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+    if p.returncode != 0 or not lines:
+        raise RuntimeError(f"{what}: rc={p.returncode}\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
+    return json.loads(lines[-1])
+
+
 def job(case, op, size, calls, learn):
     platform, np, profile = CASES[case]
     env = dict(os.environ)
@@ -76,13 +86,8 @@ def job(case, op, size, calls, learn):
     if profile:
         env["HETCOLL_PROFILE"] = str(profile)
     env["HETCOLL_LEARN"] = "1" if learn else "0"
-    cmd = [str(RUN), "--platform", platform, "-n", str(np), str(BENCH), op, str(size), "--hetcoll", "--calls",
-           str(calls)]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
-    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
-    if p.returncode != 0 or not lines:
-        raise RuntimeError(f"{case} {op} {size} learn={learn}: rc={p.returncode}\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
-    return json.loads(lines[-1])
+    return bench_json(platform, np, [op, size, "--hetcoll", "--calls", calls], env,
+                      f"{case} {op} {size} learn={learn}")
 
 
 def held_from(t, algs):
@@ -124,13 +129,8 @@ def drift_job(calls, op, size, profile, learn=False, algo=None, native=False):
     env.pop("HETCOLL_ALGO", None)
     if algo:
         env["HETCOLL_ALGO"] = f"{op}:0-inf:@{algo}"
-    cmd = [str(RUN), "--platform", "two_subnets_drift", "-n", "8", str(BENCH), op, str(size), "--calls",
-           str(calls)] + ([] if native else ["--hetcoll", "--no-native"])
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
-    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
-    if p.returncode != 0 or not lines:
-        raise RuntimeError(f"drift job (learn={learn}, algo={algo}): rc={p.returncode}\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
-    d = json.loads(lines[-1])
+    d = bench_json("two_subnets_drift", 8, [op, size, "--calls", calls] + ([] if native else ["--hetcoll", "--no-native"]),
+                   env, f"drift job (learn={learn}, algo={algo})")
     if native:
         d["hetcoll_calls"], d["hetcoll_starts"] = d["native_calls"], d["native_starts"]
         d["algorithms"] = ["native"] * len(d["native_calls"])

@@ -357,6 +357,18 @@ TEST(Profile, OptionalFieldsOfOlderProfilesAndTheirBounds) {
   std::string no_timing = profile_to_json(p);
   no_timing.erase(no_timing.find("\"timing\""), no_timing.find(',', no_timing.find("\"timing\"")) + 1 - no_timing.find("\"timing\""));
   EXPECT_EQ(parse_profile(no_timing).tuned[0].entries[0].timing, "Fig. 2");
+  // What hetcoll correct changed: empty (as measured) when absent, kept
+  // through a round trip, its length bounded.
+  std::string uncorrected = profile_to_json(p);
+  const size_t k = uncorrected.find("\"corrected\"");
+  ASSERT_NE(k, std::string::npos);
+  uncorrected.erase(k, uncorrected.find(',', k) + 1 - k);
+  EXPECT_EQ(parse_profile(uncorrected).corrected, "");
+  p.corrected = "2026-11-28 hetcoll correct: link subnet 0 both ways x4.9";
+  EXPECT_EQ(parse_profile(profile_to_json(p)).corrected, p.corrected);
+  Profile long_note = p;
+  long_note.corrected = std::string(5000, 'x');
+  EXPECT_THROW(parse_profile(profile_to_json(long_note)), InputError);
 }
 
 // Every kind of field can be optional (docs/architecture.md: a profile

@@ -229,6 +229,63 @@ def _tune_args(p) -> None:
                    help="hetcoll's best predicted algorithms timed against native (default 3)")
 
 
+def cmd_correct(args) -> int:
+    import json as _json
+    import os
+
+    from .. import correct
+    from .. import profile as prof
+    from datetime import datetime, timezone
+
+    try:
+        p = prof.load(args.profile, with_pairs=True)
+    except _core.InputError as e:
+        raise CliError(str(e)) from None
+    if args.output and os.path.exists(args.output) and not os.access(args.output, os.W_OK):
+        raise CliError(f"{args.output}: cannot be written")
+    try:
+        c = correct.fit(p, iterations=args.iterations)
+    except correct.CorrectionError as e:
+        raise CliError(f"{args.profile}: {e}") from None
+    written = None
+    if args.output:
+        q = correct.record(c, datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        tmp = f"{args.output}.tmp{os.getpid()}"
+        try:
+            with open(tmp, "w") as f:
+                _json.dump(q, f, indent=1)
+            prof.load(tmp)  # the C++ reader accepts what was written
+            os.replace(tmp, args.output)
+        except (OSError, _core.InputError) as e:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise CliError(f"{args.output}: not written ({e})") from None
+        written = args.output
+    if args.json:
+        mb, xb, ma, xa = correct.errors(c)
+        _emit_json({"profile": args.profile, "written": written, "form": c.form,
+                    "error_median": [mb, ma], "error_largest": [xb, xa],
+                    "factors": [{"what": n, "kind": k, "factor": f, "alike": c.alike.get(n, [])}
+                                for n, k, f in c.factors],
+                    "samples": [{"op": o, "bytes": b, "algorithm": a, "measured": m, "before": x, "after": y}
+                                for o, b, a, m, x, y in c.samples],
+                    "left_out": c.skipped})
+        return 0
+    for line in correct.lines(c):
+        print(line)
+    print(f"hetcoll: corrected profile written to {written}; HETCOLL_PROFILE={written} uses it"
+          if written else "hetcoll: nothing written (-o FILE writes the corrected profile)")
+    return 0
+
+
+def _correct_args(p) -> None:
+    p.add_argument("profile", help="a profile with measured decisions (hetcoll tune, or a job's HETCOLL_LEARN_SAVE)")
+    p.add_argument("-o", "--output", help="write the corrected profile here (it may be the profile itself)")
+    p.add_argument("--iterations", type=_int_in(1, 50, "--iterations"), default=6,
+                   help="rounds of the fit (default 6; each simulates every factor's change)")
+    p.add_argument("--json", action="store_true")
+
+
 GROUP = Group("measure the machine", (
     Command("probe", "measure this machine (an MPI job) and write a profile for HETCOLL_PROFILE", cmd_probe,
             _probe_args, mpirun_args=True,
@@ -246,4 +303,10 @@ GROUP = Group("measure the machine", (
             description="Runs hetcoll-tune under mpirun on the job layout to tune for (one decision set per layout; "
             "a run replaces the collectives and sizes it measures and keeps the others). Arguments after -- go to "
             "mpirun."),
+    Command("correct", "the model corrected from measured decisions: which links and hosts are slower than "
+            "the profile says", cmd_correct, _correct_args,
+            description="Fits a factor per link of the profile's network, per host's overheads, the latency and "
+            "the reduction rates so that the model predicts the times its measured decisions hold (hetcoll tune's, "
+            "or a job's HETCOLL_LEARN_SAVE), by simulating each candidate; prints what moved and writes the "
+            "corrected profile with -o. docs/profile.md, 'Correcting the model'."),
 ))
