@@ -64,9 +64,9 @@ TREE_AGREEMENT = 0.01        # the tree form must predict within 1 % of the clas
 MAX_CHOSEN = 4               # factors found one at a time, at most
 SEARCHED = 4                 # of them, the most promising searched each time
 MIN_GAIN = 0.05              # a factor found must lower the misfit by 5 %
-TOLERANCE = 0.01             # no search once the times are met within 1 % (rms of the logs)
+TOLERANCE = 0.01             # no search once the times are met within 1 % (rms of the logs), or their spread
 GOLDEN_STEPS = 10
-GRID = [j * STEP for j in range(-5, 10) if j]  # powers of 2: 1/32 … 512
+GRID = [j * STEP for j in range(-5, 10) if j]  # powers of 2: 1/32 … 512 (powers of 4 missed 8x slow uplinks)
 
 
 class CorrectionError(ValueError):
@@ -89,6 +89,7 @@ class Sample:
     bytes: int
     algorithm: str
     measured: float
+    spread: float = 0.0            # log(median / min): how much the time varied where it was measured
     schedule: object = None
     coll: object = None
 
@@ -236,7 +237,6 @@ def samples_of(p: dict) -> tuple[list[Sample], list[list[int]], list[str]]:
     generated once (the correction changes times, not schedules — a schedule
     generated for a model is priced on another); and what was left out."""
     samples, layouts, skipped = [], [], []
-    base = None
     for li, layout in enumerate(p.get("tuned", [])):
         hosts = list(layout["hosts"])
         layouts.append(hosts)
@@ -248,7 +248,9 @@ def samples_of(p: dict) -> tuple[list[Sample], list[list[int]], list[str]]:
                 if not med or med <= 0:
                     skipped.append(f"{e['op']} {e['bytes']} B {alg}: no time")
                     continue
-                samples.append(Sample(li, e["op"], int(e["bytes"]), alg, float(med)))
+                lo = t.get("min", 0)
+                spread = math.log(med / lo) if 0 < lo <= med else 0.0
+                samples.append(Sample(li, e["op"], int(e["bytes"]), alg, float(med), spread))
     if not samples:
         raise CorrectionError("the profile has no measured times of hetcoll's candidates to correct from "
                               "(run 'hetcoll tune' on it, or a job with HETCOLL_LEARN_SAVE)")
@@ -347,7 +349,9 @@ class _Problem:
         self.work, self.samples, self.sim, self.progress = work, samples, sim, progress
         self.knobs = knobs_of(work)
         self.logm = [math.log(s.measured) for s in samples]
-        self.floor = len(samples) * TOLERANCE ** 2  # met within TOLERANCE
+        # Met: each time within TOLERANCE, or within how much it varied where
+        # it was measured (hetcoll tune's median over its minimum).
+        self.floor = sum(max(TOLERANCE, s.spread) ** 2 for s in samples)
         self.alike: dict[int, list[int]] = {}  # a factor found: the others that fit as well
 
     def times(self, x):
@@ -451,24 +455,62 @@ def _form(p: dict, samples: list[Sample], sim: Simulator, layouts) -> tuple[str,
     return "classes", p, skipped
 
 
-def fit(p: dict, iterations: int = 6, progress=None) -> Correction:
-    """`p` corrected from its measured times (module docstring)."""
+def _prepare(p: dict):
+    """The samples (schedules generated), the simulator, the form corrected
+    and what was left out."""
     samples, layouts, skipped = samples_of(p)
     sim = Simulator(layouts)
     form, work, more = _form(p, samples, sim, layouts)
     skipped += more
     if not samples:
         raise CorrectionError("none of the measured candidates could be rebuilt: " + "; ".join(skipped[:3]))
+    return samples, sim, form, work, skipped
+
+
+def _solve_factors(work, samples, sim, iterations, progress=None):
     problem = _Problem(work, samples, sim, progress)
-    x0 = [0.0] * len(problem.knobs)
-    before = problem.times(x0)
-    x = problem.polish(problem.search(x0), iterations)
+    x = problem.polish(problem.search([0.0] * len(problem.knobs)), iterations)
+    return problem, x
+
+
+def fit(p: dict, iterations: int = 6, progress=None) -> Correction:
+    """`p` corrected from its measured times (module docstring)."""
+    samples, sim, form, work, skipped = _prepare(p)
+    problem, x = _solve_factors(work, samples, sim, iterations, progress)
+    before = problem.times([0.0] * len(problem.knobs))
     after = problem.times(x)
     return Correction(apply(work, problem.knobs, x), form,
                       [(k.name, k.kind, math.exp(v)) for k, v in zip(problem.knobs, x)],
                       [(s.op, s.bytes, s.algorithm, s.measured, b, a) for s, b, a in zip(samples, before, after)],
                       skipped, sim.calls, problem.knobs,
                       {problem.knobs[k].name: [problem.knobs[j].name for j in js] for k, js in problem.alike.items()})
+
+
+def cross_validate(p: dict, iterations: int = 2) -> list[tuple]:
+    """Each measured decision (collective and size on a layout) left out in
+    turn: the factors fitted on the others, its times predicted by them.
+    Rows (op, bytes, median error before, after): does the correction hold
+    for calls it was not fitted on?"""
+    samples, sim, _, work, _ = _prepare(p)
+    groups: dict = {}
+    for s in samples:
+        groups.setdefault((s.layout, s.op, s.bytes), []).append(s)
+    if len(groups) < 2:
+        raise CorrectionError("cross-validation needs measured decisions of two collectives or sizes at least")
+    rows = []
+    knobs = knobs_of(work)
+    before_all = dict(zip(map(id, samples), sim.times(work, samples)))
+    for key, held in groups.items():
+        rest = [s for s in samples if (s.layout, s.op, s.bytes) != key]
+        _, x = _solve_factors(work, rest, sim, iterations)
+        after = sim.times(apply(work, knobs, x), held)
+
+        def median_error(pred):
+            e = sorted(abs(v - s.measured) / s.measured for v, s in zip(pred, held))
+            return e[len(e) // 2]
+
+        rows.append((key[1], key[2], median_error([before_all[id(s)] for s in held]), median_error(after)))
+    return rows
 
 
 def _tree_of(p: dict) -> dict:
@@ -551,3 +593,38 @@ def lines(c: Correction) -> list[str]:
     for s in c.skipped:
         out.append(f"  left out: {s}")
     return out
+
+
+def cross_validation_lines(rows: list[tuple]) -> list[str]:
+    before = sorted(r[2] for r in rows)
+    after = sorted(r[3] for r in rows)
+    out = [f"  each measured decision left out in turn, its times predicted from the others' factors: median error "
+           f"{before[len(before) // 2] * 100:.1f} % -> {after[len(after) // 2] * 100:.1f} %"]
+    for op, b, x, y in rows:
+        out.append(f"    {op:<10} {b:>9}  {x * 100:5.1f} % -> {y * 100:5.1f} %")
+    return out
+
+
+def decisions(p: dict) -> int:
+    """How many measured decisions (collective and size on a layout) the
+    profile holds: cross-validation needs two."""
+    return sum(len(t.get("entries", [])) for t in p.get("tuned", []))
+
+
+def verdict(held_out, forced: bool) -> dict:
+    """Whether a corrected profile is written, and why: only where, each
+    measured decision left out in turn, the others' factors predict it no
+    worse (median) than the profile did — a correction that chased what
+    the factors cannot explain would misprice every call it was not fitted
+    on."""
+    if forced:
+        return {"write": True, "why": "--force: not cross-validated"}
+    if held_out is None:
+        return {"write": True, "why": "one measured decision: nothing to cross-validate against"}
+    before = sorted(r[2] for r in held_out)[len(held_out) // 2]
+    after = sorted(r[3] for r in held_out)[len(held_out) // 2]
+    said = f"cross-validated over {len(held_out)} decisions: median error {before * 100:.1f} % -> {after * 100:.1f} %"
+    if after <= before:
+        return {"write": True, "why": said}
+    return {"write": False, "why": f"the correction does not hold for calls it was not fitted on ({said}); "
+                                   "--force writes it anyway"}

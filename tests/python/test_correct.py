@@ -129,14 +129,17 @@ def test_a_network_profile_is_corrected_as_its_tree(tmp_path):
 def test_the_command_writes_a_profile_the_runtime_reads(tmp_path, run_cli):
     wrong = load(THREE)
     src = tmp_path / "learned.json"
-    src.write_text(json.dumps(measured_on(truth_with("link subnet 2 both ways (4 hosts: c0 … c3)", 8.0), wrong, TRAIN)))
+    three = [("allreduce", 16384), ("alltoall", 4096), ("allgather", 16384)]
+    src.write_text(json.dumps(measured_on(truth_with("link subnet 2 both ways (4 hosts: c0 … c3)", 8.0), wrong, three,
+                                          candidates=2)))
     out = tmp_path / "corrected.json"
     rc, stdout, stderr = run_cli("correct", str(src), "-o", str(out))
     assert rc == 0, stderr
     assert "link subnet 2 both ways (4 hosts: c0 … c3)" in stdout and "written to" in stdout
+    assert "cross-validated over 3 decisions" in stdout
     q = json.loads(_core.load_profile(str(out), False))  # the C++ reader: checked
     assert "link subnet 2 both ways (4 hosts: c0 … c3)" in q["measured"]["corrected"]
-    assert len(q["tuned"][0]["entries"]) == len(TRAIN)  # the measured decisions kept
+    assert len(q["tuned"][0]["entries"]) == 3  # the measured decisions kept
     assert any("corrected x" in (n.get("both") or {}).get("how", "") for n in q["network"])
     model = _core.parse_model(str(out))
     assert model.ranks == 16
@@ -204,3 +207,33 @@ def test_links_the_times_cannot_tell_apart_are_said():
     assert len(c.alike[top[0]]) >= 5  # the racks that are not the root's
     assert any("fit as well" in line for line in correct.lines(c))
     assert "others alike" in correct.summary(c, "now")
+
+
+def test_each_decision_left_out_is_predicted_from_the_others(run_cli, tmp_path):
+    wrong = load(THREE)
+    truth = truth_with("link subnet 2 both ways (4 hosts: c0 … c3)", 8.0)
+    p = measured_on(truth, wrong, [("allreduce", 65536), ("alltoall", 16384), ("allgather", 65536)], candidates=2)
+    rows = correct.cross_validate(p, iterations=1)
+    assert [(op, b) for op, b, _, _ in rows] == [("allreduce", 65536), ("alltoall", 16384), ("allgather", 65536)]
+    assert all(before > 0.3 and after < 0.05 for _, _, before, after in rows), rows
+    one = measured_on(truth, wrong, [("allreduce", 65536)], candidates=2)
+    with pytest.raises(correct.CorrectionError, match="two collectives or sizes"):
+        correct.cross_validate(one)
+
+
+def test_a_correction_that_does_not_hold_for_calls_left_out_is_not_written(run_cli, tmp_path):
+    # One size measured 3x slower than its neighbours on either side, which
+    # no factor explains: fitted on it and one neighbour, the factors
+    # misprice the other neighbour, which the profile had right.
+    tree = correct._tree_of(load(THREE))
+    p = measured_on(tree, tree, [("allreduce", 8192), ("allreduce", 16384), ("allreduce", 32768)], candidates=2)
+    for t in p["tuned"][0]["entries"][1]["times"]:
+        t["min"] = t["median"] = 3 * t["median"]
+    src = tmp_path / "odd.json"
+    src.write_text(json.dumps(p))
+    out = tmp_path / "corrected.json"
+    rc, stdout, stderr = run_cli("correct", str(src), "-o", str(out))
+    assert rc == 0, stderr
+    assert "not written: the correction does not hold" in stdout and not out.exists()
+    rc, stdout, _ = run_cli("correct", str(src), "-o", str(out), "--force", "--json")
+    assert rc == 0 and out.exists() and json.loads(stdout)["why"] == "--force: not cross-validated"

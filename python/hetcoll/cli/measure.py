@@ -230,52 +230,75 @@ def _tune_args(p) -> None:
 
 
 def cmd_correct(args) -> int:
-    import json as _json
-    import os
-
     from .. import correct
     from .. import profile as prof
-    from datetime import datetime, timezone
 
     try:
         p = prof.load(args.profile, with_pairs=True)
     except _core.InputError as e:
         raise CliError(str(e)) from None
-    if args.output and os.path.exists(args.output) and not os.access(args.output, os.W_OK):
-        raise CliError(f"{args.output}: cannot be written")
+    if args.output:
+        _check_writable(args.output)
+    check = args.cross_validate or (args.output and not args.force)
     try:
         c = correct.fit(p, iterations=args.iterations)
+        held_out = correct.cross_validate(p) if check and correct.decisions(p) > 1 else None
     except correct.CorrectionError as e:
         raise CliError(f"{args.profile}: {e}") from None
-    written = None
-    if args.output:
-        q = correct.record(c, datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
-        tmp = f"{args.output}.tmp{os.getpid()}"
-        try:
-            with open(tmp, "w") as f:
-                _json.dump(q, f, indent=1)
-            prof.load(tmp)  # the C++ reader accepts what was written
-            os.replace(tmp, args.output)
-        except (OSError, _core.InputError) as e:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise CliError(f"{args.output}: not written ({e})") from None
-        written = args.output
+    verdict = correct.verdict(held_out, args.force)
+    written = _write_corrected(c, args.output) if args.output and verdict["write"] else None
     if args.json:
         mb, xb, ma, xa = correct.errors(c)
-        _emit_json({"profile": args.profile, "written": written, "form": c.form,
+        _emit_json({"profile": args.profile, "written": written, "why": verdict["why"], "form": c.form,
                     "error_median": [mb, ma], "error_largest": [xb, xa],
                     "factors": [{"what": n, "kind": k, "factor": f, "alike": c.alike.get(n, [])}
                                 for n, k, f in c.factors],
                     "samples": [{"op": o, "bytes": b, "algorithm": a, "measured": m, "before": x, "after": y}
                                 for o, b, a, m, x, y in c.samples],
-                    "left_out": c.skipped})
+                    "left_out": c.skipped,
+                    "cross_validation": None if held_out is None else
+                    [{"op": o, "bytes": b, "error_before": x, "error_after": y} for o, b, x, y in held_out]})
         return 0
-    for line in correct.lines(c):
+    for line in correct.lines(c) + (correct.cross_validation_lines(held_out) if held_out else []):
         print(line)
-    print(f"hetcoll: corrected profile written to {written}; HETCOLL_PROFILE={written} uses it"
-          if written else "hetcoll: nothing written (-o FILE writes the corrected profile)")
+    if written:
+        print(f"hetcoll: corrected profile written to {written} ({verdict['why']}); HETCOLL_PROFILE={written} uses it")
+    elif args.output:
+        print(f"hetcoll: {args.output} not written: {verdict['why']}")
+    else:
+        print("hetcoll: nothing written (-o FILE writes the corrected profile)")
     return 0
+
+
+def _check_writable(path: str) -> None:
+    import os
+
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise CliError(f"{path}: cannot be written")
+
+
+def _write_corrected(c, path: str) -> str:
+    """The corrected profile to `path` through a temporary file, checked by
+    the C++ reader before it replaces `path`."""
+    import json
+    import os
+    from datetime import datetime, timezone
+
+    from .. import correct
+    from .. import profile as prof
+
+    q = correct.record(c, datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(q, f, indent=1)
+        prof.load(tmp)
+        os.replace(tmp, path)
+    except (OSError, _core.InputError) as e:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise CliError(f"{path}: not written ({e})") from None
+    return path
 
 
 def _correct_args(p) -> None:
@@ -283,6 +306,12 @@ def _correct_args(p) -> None:
     p.add_argument("-o", "--output", help="write the corrected profile here (it may be the profile itself)")
     p.add_argument("--iterations", type=_int_in(1, 50, "--iterations"), default=6,
                    help="rounds of the fit (default 6; each simulates every factor's change)")
+    p.add_argument("--cross-validate", action="store_true",
+                   help="fit without each measured decision in turn and predict its times: does the correction hold "
+                   "for calls it was not fitted on? (one fit per decision; with -o, always)")
+    p.add_argument("--force", action="store_true",
+                   help="with -o: write the corrected profile without cross-validating it (by default it is written "
+                   "only where it predicts the decisions left out no worse than the profile did)")
     p.add_argument("--json", action="store_true")
 
 
