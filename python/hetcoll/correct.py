@@ -486,7 +486,7 @@ def fit(p: dict, iterations: int = 6, progress=None) -> Correction:
                       {problem.knobs[k].name: [problem.knobs[j].name for j in js] for k, js in problem.alike.items()})
 
 
-def cross_validate(p: dict, iterations: int = 2) -> list[tuple]:
+def cross_validate(p: dict, iterations: int = 2, progress=None) -> list[tuple]:
     """Each measured decision (collective and size on a layout) left out in
     turn: the factors fitted on the others, its times predicted by them.
     Rows (op, bytes, median error before, after): does the correction hold
@@ -500,7 +500,9 @@ def cross_validate(p: dict, iterations: int = 2) -> list[tuple]:
     rows = []
     knobs = knobs_of(work)
     before_all = dict(zip(map(id, samples), sim.times(work, samples)))
-    for key, held in groups.items():
+    for i, (key, held) in enumerate(groups.items()):
+        if progress:
+            progress(f"cross-validation {i + 1}/{len(groups)}: {key[1]} {key[2]} B left out", None)
         rest = [s for s in samples if (s.layout, s.op, s.bytes) != key]
         _, x = _solve_factors(work, rest, sim, iterations)
         after = sim.times(apply(work, knobs, x), held)

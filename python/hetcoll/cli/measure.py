@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 
 from .. import _core
 from .common import CliError, Command, Group, _emit_json, _int_in, _real_in, _size_list, parse_size
@@ -240,9 +241,14 @@ def cmd_correct(args) -> int:
     if args.output:
         _check_writable(args.output)
     check = args.cross_validate or (args.output and not args.force)
+
+    def progress(what, misfit):  # the fit takes minutes on many decisions: said as it goes
+        print(f"hetcoll correct: {what}" + ("" if misfit is None else f" (misfit {misfit:.3g})"), file=sys.stderr,
+              flush=True)
+
     try:
-        c = correct.fit(p, iterations=args.iterations)
-        held_out = correct.cross_validate(p) if check and correct.decisions(p) > 1 else None
+        c = correct.fit(p, iterations=args.iterations, progress=progress)
+        held_out = correct.cross_validate(p, progress=progress) if check and correct.decisions(p) > 1 else None
     except correct.CorrectionError as e:
         raise CliError(f"{args.profile}: {e}") from None
     verdict = correct.verdict(held_out, args.force)
@@ -271,8 +277,14 @@ def cmd_correct(args) -> int:
 
 
 def _check_writable(path: str) -> None:
+    """Said before minutes of fitting, not after."""
     import os
 
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CliError(f"{path}: is a directory, not a file to write")
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        raise CliError(f"{path}: not written (its directory {parent} does not exist or cannot be written)")
     if os.path.exists(path) and not os.access(path, os.W_OK):
         raise CliError(f"{path}: cannot be written")
 
