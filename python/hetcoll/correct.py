@@ -210,13 +210,7 @@ class Simulator:
         q = dict(p)
         q.pop("tuned", None)  # the measured decisions would decide, not the model
         q.pop("pairs", None)
-        fd, path = tempfile.mkstemp(prefix="hetcoll-correct-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(q, f)
-            return _core.parse_model(path)
-        finally:
-            os.unlink(path)
+        return _through_file(q, _core.parse_model)
 
     def times(self, p: dict, samples: list[Sample]) -> list[float]:
         m = self.model(p)
@@ -515,15 +509,21 @@ def cross_validate(p: dict, iterations: int = 2, progress=None) -> list[tuple]:
     return rows
 
 
-def _tree_of(p: dict) -> dict:
-    """The version 1 profile `p` with its classes drawn as a network tree."""
+def _through_file(p: dict, read):
+    """read(path) of the profile `p` written to a temporary file (the C++
+    reader takes paths), the file removed after."""
     fd, path = tempfile.mkstemp(prefix="hetcoll-correct-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(p, f)
-        return json.loads(_core.profile_as_tree(path))
+        return read(path)
     finally:
         os.unlink(path)
+
+
+def _tree_of(p: dict) -> dict:
+    """The version 1 profile `p` with its classes drawn as a network tree."""
+    return json.loads(_through_file(p, _core.profile_as_tree))
 
 
 # ---------------------------------------------------------------- report

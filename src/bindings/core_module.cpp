@@ -16,6 +16,7 @@
 #include "model/tree_packing.hpp"
 #include "model/profile.hpp"
 #include "model/profile_model.hpp"
+#include "model/tuned_decisions.hpp"
 #include "model/subnets.hpp"
 #include "algorithms/registry.hpp"
 #include "model/machine_model.hpp"
@@ -610,6 +611,13 @@ NB_MODULE(_core, m) {
         "path"_a,
         "a profile, checked, as JSON text with its network as a tree (version 2): a version 1 profile's classes "
         "drawn as the model draws them (network_from_classes), a version 2 profile as it is");
+  // One way to write a profile (tuned_decisions.hpp: through a temporary
+  // file, what is written read back first), for hetcoll correct as for tune.
+  m.def("check_profile_writable", &check_profile_writable, "path"_a,
+        "raises when a profile could not be written to path (said before the work that makes it)");
+  m.def("write_profile",
+        [](const std::string& text, const std::string& path) { write_profile_file(parse_profile(text), path); },
+        "text"_a, "path"_a, "a profile's JSON text, checked, written to path through a temporary file");
   m.def("profile_format", [] { return std::make_pair(std::string(kProfileFormat), kProfileVersion); });
   m.def("partition_subnets",
         [](const std::vector<double>& cost, size_t n, double threshold) {

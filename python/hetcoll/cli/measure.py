@@ -280,35 +280,26 @@ def _check_writable(path: str) -> None:
     """Said before minutes of fitting, not after."""
     import os
 
-    parent = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise CliError(f"{path}: is a directory, not a file to write")
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-        raise CliError(f"{path}: not written (its directory {parent} does not exist or cannot be written)")
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        raise CliError(f"{path}: cannot be written")
+    try:
+        _core.check_profile_writable(path)
+    except RuntimeError as e:
+        raise CliError(f"{path}: not written ({e})") from None
 
 
 def _write_corrected(c, path: str) -> str:
-    """The corrected profile to `path` through a temporary file, checked by
-    the C++ reader before it replaces `path`."""
+    """The corrected profile to `path`, the way every profile is written
+    (the C++ writer: checked, through a temporary file)."""
     import json
-    import os
     from datetime import datetime, timezone
 
     from .. import correct
-    from .. import profile as prof
 
     q = correct.record(c, datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
-    tmp = f"{path}.tmp{os.getpid()}"
     try:
-        with open(tmp, "w") as f:
-            json.dump(q, f, indent=1)
-        prof.load(tmp)
-        os.replace(tmp, path)
-    except (OSError, _core.InputError) as e:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _core.write_profile(json.dumps(q), path)
+    except (RuntimeError, _core.InputError) as e:
         raise CliError(f"{path}: not written ({e})") from None
     return path
 
