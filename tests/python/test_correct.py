@@ -237,3 +237,51 @@ def test_a_correction_that_does_not_hold_for_calls_left_out_is_not_written(run_c
     assert "not written: the correction does not hold" in stdout and not out.exists()
     rc, stdout, _ = run_cli("correct", str(src), "-o", str(out), "--force", "--json")
     assert rc == 0 and out.exists() and json.loads(stdout)["why"] == "--force: not cross-validated"
+
+
+def test_a_time_far_off_is_said_and_pulls_no_factor(run_cli, tmp_path):
+    # A slow uplink measured by every call, and one mean 1000x too large (a
+    # call that met a hiccup of the machine): the uplink is found as without
+    # it, the odd time is marked, not explained by a factor of its own.
+    wrong = load(THREE)
+    slow = "link subnet 2 both ways (4 hosts: c0 … c3)"
+    p = measured_on(truth_with(slow, 8.0), wrong, TRAIN)
+    odd = p["tuned"][0]["entries"][4]["times"][1]  # allreduce 8 B, the second candidate
+    odd["min"] = odd["median"] = 1000 * odd["median"]
+    c = correct.fit(p)
+    moved = correct.changed(c)
+    assert moved[0][0] == slow and 5.0 < moved[0][2] < 12.0, moved
+    assert all(abs(math.log(f)) < math.log(1.5) for _, _, f in moved[1:]), moved
+    i = [(s[0], s[1], s[2]) for s in c.samples].index(("allreduce", 8, odd["algorithm"]))
+    assert correct.unexplained(c) == [i]
+    assert median_error(c.profile, truth_with(slow, 8.0), HELD_OUT) < 0.05
+    assert "1 time no factor explains" in correct.summary(c, "now")
+    assert any(line.endswith(" *") for line in correct.lines(c))
+    # The model right but for that one time: nothing moves.
+    q = measured_on(correct._tree_of(wrong), wrong, TRAIN[2:])
+    q["tuned"][0]["entries"][2]["times"][1]["median"] *= 1000
+    q["tuned"][0]["entries"][2]["times"][1]["min"] *= 1000
+    src = tmp_path / "odd.json"
+    src.write_text(json.dumps(q))
+    rc, stdout, stderr = run_cli("correct", str(src), "--json")
+    d = json.loads(stdout)
+    assert rc == 0, stderr
+    assert all(abs(math.log(f["factor"])) < math.log(1.1) for f in d["factors"]), \
+        [f for f in d["factors"] if abs(math.log(f["factor"])) >= math.log(1.1)]
+    assert [s["explained"] for s in d["samples"]].count(False) == 1
+
+
+def test_a_slow_interface_is_one_factor_on_both_its_directions():
+    # One host's interface 8x slower each way (a network card negotiated
+    # down): one factor on both directions, not a factor on each found one
+    # after the other (alone, either fits no better than another host's).
+    wrong = load(THREE)
+    nic = "link b1 up and down"
+    c = correct.fit(measured_on(truth_with(nic, 8.0), wrong, [("bcast", 1 << 20), ("alltoall", 65536)]))
+    moved = correct.changed(c)
+    assert moved[0][0] == nic and 6.0 < moved[0][2] < 10.0, moved
+    assert all(abs(math.log(f)) < math.log(1.5) for _, _, f in moved[1:]), moved
+    assert correct.errors(c)[2] < 0.05
+    p = correct.record(c, "now")
+    b1 = next(n for n in p["network"] if n["name"] == "b1")
+    assert "corrected x" in b1["up"]["how"] and "corrected x" in b1["down"]["how"]

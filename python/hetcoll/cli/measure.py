@@ -255,12 +255,14 @@ def cmd_correct(args) -> int:
     written = _write_corrected(c, args.output) if args.output and verdict["write"] else None
     if args.json:
         mb, xb, ma, xa = correct.errors(c)
+        odd = set(correct.unexplained(c))
         _emit_json({"profile": args.profile, "written": written, "why": verdict["why"], "form": c.form,
                     "error_median": [mb, ma], "error_largest": [xb, xa],
                     "factors": [{"what": n, "kind": k, "factor": f, "alike": c.alike.get(n, [])}
                                 for n, k, f in c.factors],
-                    "samples": [{"op": o, "bytes": b, "algorithm": a, "measured": m, "before": x, "after": y}
-                                for o, b, a, m, x, y in c.samples],
+                    "samples": [{"op": o, "bytes": b, "algorithm": a, "measured": m, "before": x, "after": y,
+                                 "explained": i not in odd}
+                                for i, (o, b, a, m, x, y) in enumerate(c.samples)],
                     "left_out": c.skipped,
                     "cross_validation": None if held_out is None else
                     [{"op": o, "bytes": b, "error_before": x, "error_after": y} for o, b, x, y in held_out]})
