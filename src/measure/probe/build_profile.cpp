@@ -193,6 +193,35 @@ void Probe::interfaces(Profile& p) {
     }
 }
 
+// A receiver's per-byte copy R_m is what a pair's large message takes
+// beyond the wire, and the wire is no faster than the slower interface of
+// the two: a host whose own card is slow reads its card's time in every
+// receive (overheads() cannot tell the two apart), which the model would
+// charge twice — on the link and again on the receiver (cluster16 with one
+// card 8x slower: R_m of 5.6 ns/B on that host, scatter mispredicted by
+// 46 %). After interfaces(): capped by every pair into the host, and by
+// its classes' pair measured alone (the rounds' pairs share a blocking
+// fabric: backplane16's hosts read 7.2 ns/B of a 8 ns/B card as R_m).
+void Probe::receive_copy_beyond_interfaces(Profile& p) {
+  const double payload = double(large - opt.small);
+  auto per_byte = [](double rate) { return rate > 0 ? 1.0 / rate : 0.0; };
+  for (int j = 0; j < H; ++j) {
+    HostProfile& r = p.hosts[size_t(j)];
+    auto cap = [&](double one_way_per_byte, double wire) {
+      r.Rm = std::min(r.Rm, std::max(0.0, one_way_per_byte - wire));
+    };
+    for (int i = 0; i < H; ++i) {
+      const size_t k = size_t(i) * size_t(H) + size_t(j);
+      if (i == j || !(pd.small_min[k] > 0) || !(pd.large_min[k] > pd.small_min[k])) continue;
+      const HostProfile& s = p.hosts[size_t(i)];
+      cap((pd.large_min[k] - pd.small_min[k]) / payload, std::max({s.Sm, per_byte(s.nic_up), per_byte(r.nic_down)}));
+    }
+    for (const PairClass& c : p.classes)
+      if (c.a >= 0 && (c.a == r.subnet || c.b == r.subnet) && c.bandwidth_alone > 0 && r.nic_down > 0)
+        cap(per_byte(c.bandwidth_alone), per_byte(r.nic_down));
+  }
+}
+
 void Probe::backplane_of(Profile& p) {
   // The backplane: the aggregate against what the flows would move if
   // each moved at its class's alone rate (a host both sending and
@@ -323,6 +352,7 @@ int Probe::write_profile() {
     p.hosts[h].nic_up = interface(p.hosts[h].nic_up, rack_nic[h]);
     p.hosts[h].nic_down = interface(p.hosts[h].nic_down, rack_nic[h]);
   }
+  receive_copy_beyond_interfaces(p);
   if (!found_racks.empty()) {
     // The racks explain the slowed flows the backplane experiment saw (its
     // ring crosses their links): no backplane beside them.
