@@ -243,32 +243,32 @@ def test_a_time_far_off_is_said_and_pulls_no_factor(run_cli, tmp_path):
     # A slow uplink measured by every call, and one mean 1000x too large (a
     # call that met a hiccup of the machine): the uplink is found as without
     # it, the odd time is marked, not explained by a factor of its own.
+    # (Least squares put x8.8 on the latency, x5.7 on A's uplink and x0.64
+    # on C's, and mispriced the held-out calls by 44 %.)
     wrong = load(THREE)
     slow = "link subnet 2 both ways (4 hosts: c0 … c3)"
     p = measured_on(truth_with(slow, 8.0), wrong, TRAIN)
     odd = p["tuned"][0]["entries"][4]["times"][1]  # allreduce 8 B, the second candidate
     odd["min"] = odd["median"] = 1000 * odd["median"]
-    c = correct.fit(p)
-    moved = correct.changed(c)
-    assert moved[0][0] == slow and 5.0 < moved[0][2] < 12.0, moved
-    assert all(abs(math.log(f)) < math.log(1.5) for _, _, f in moved[1:]), moved
-    i = [(s[0], s[1], s[2]) for s in c.samples].index(("allreduce", 8, odd["algorithm"]))
-    assert correct.unexplained(c) == [i]
-    assert median_error(c.profile, truth_with(slow, 8.0), HELD_OUT) < 0.05
-    assert "1 time no factor explains" in correct.summary(c, "now")
-    assert any(line.endswith(" *") for line in correct.lines(c))
-    # The model right but for that one time: nothing moves.
-    q = measured_on(correct._tree_of(wrong), wrong, TRAIN[2:])
-    q["tuned"][0]["entries"][2]["times"][1]["median"] *= 1000
-    q["tuned"][0]["entries"][2]["times"][1]["min"] *= 1000
-    src = tmp_path / "odd.json"
-    src.write_text(json.dumps(q))
-    rc, stdout, stderr = run_cli("correct", str(src), "--json")
-    d = json.loads(stdout)
+    src, out = tmp_path / "odd.json", tmp_path / "corrected.json"
+    src.write_text(json.dumps(p))
+    rc, stdout, stderr = run_cli("correct", str(src), "-o", str(out), "--force", "--json")
     assert rc == 0, stderr
-    assert all(abs(math.log(f["factor"])) < math.log(1.1) for f in d["factors"]), \
-        [f for f in d["factors"] if abs(math.log(f["factor"])) >= math.log(1.1)]
-    assert [s["explained"] for s in d["samples"]].count(False) == 1
+    d = json.loads(stdout)
+    moved = sorted(d["factors"], key=lambda f: -abs(math.log(f["factor"])))
+    assert moved[0]["what"] == slow and 5.0 < moved[0]["factor"] < 12.0, moved[:3]
+    assert all(abs(math.log(f["factor"])) < math.log(1.5) for f in moved[1:]), moved[:3]
+    i = [(s["op"], s["bytes"], s["algorithm"]) for s in d["samples"]].index(("allreduce", 8, odd["algorithm"]))
+    assert [k for k, s in enumerate(d["samples"]) if not s["explained"]] == [i]
+    q = json.loads(_core.load_profile(str(out), False))  # the C++ reader: checked
+    assert "1 time no factor explains" in q["measured"]["corrected"]
+    q.pop("tuned")
+    assert median_error(q, truth_with(slow, 8.0), HELD_OUT) < 0.05
+    # The text report marks it.
+    c = correct.Correction(q, d["form"], [], [(s["op"], s["bytes"], s["algorithm"], s["measured"], s["before"],
+                                                s["after"]) for s in d["samples"]], [], 0, [], {})
+    marked = [line for line in correct.lines(c) if line.endswith(" *")]
+    assert len(marked) == 1 and odd["algorithm"][:28] in marked[0], marked
 
 
 def test_a_slow_interface_is_one_factor_on_both_its_directions():
