@@ -34,8 +34,9 @@ double bandwidth_of(std::vector<double> bw, const std::string& name, std::string
 
 }  // namespace
 
-// Per host: its names, ranks, subnet and overheads, receive overheads
-// capped so that S + R never exceeds a measured one-way time.
+// Per host: its names, ranks, subnet and overheads, the receive overhead
+// R_c capped so that S_c + R_c never exceeds a measured one-way time (R_m:
+// receive_copy_beyond_interfaces, once the interfaces are known).
 void Probe::host_rows(Profile& p) {
   for (int h = 0; h < H; ++h) {
     HostProfile x;
@@ -51,34 +52,31 @@ void Probe::host_rows(Profile& p) {
     x.copy = row[7];
     p.hosts.push_back(x);
   }
-  // S + R never exceeds a measured one-way time: receive overheads are
-  // capped by the host's fastest pair (shared memory included).
+  // S_c + R_c never exceeds a measured one-way time: R_c is capped by the
+  // host's fastest pair (shared memory included).
   for (int j = 0; j < H; ++j) {
     HostProfile& x = p.hosts[size_t(j)];
-    auto cap = [&](double one_way_small, double one_way_large, double Sc, double Sm) {
+    auto cap = [&](double one_way_small, double Sc) {
       if (one_way_small <= 0) return;
       const double rc = std::max(0.0, one_way_small - Sc);
       x.Rc.min = std::min(x.Rc.min, rc);
       x.Rc.median = std::min(x.Rc.median, rc);
-      if (one_way_large > one_way_small)
-        x.Rm = std::min(x.Rm, std::max(0.0, (one_way_large - one_way_small) / double(large - opt.small) - Sm));
     };
     for (int i = 0; i < H; ++i)
-      if (i != j)
-        cap(pd.small_min[size_t(i) * size_t(H) + size_t(j)], pd.large_min[size_t(i) * size_t(H) + size_t(j)],
-            p.hosts[size_t(i)].Sc.median, p.hosts[size_t(i)].Sm);
-    cap(shm[size_t(j) * 2], shm[size_t(j) * 2 + 1], x.Sc.median, x.Sm);
+      if (i != j) cap(pd.small_min[size_t(i) * size_t(H) + size_t(j)], p.hosts[size_t(i)].Sc.median);
+    cap(shm[size_t(j) * 2], x.Sc.median);
   }
 }
 
 // Classes of host pairs (and shared memory): latency, bandwidth alone, both
-// ways and one pair both ways, Banikazemi's X.
+// ways and one pair both ways (Banikazemi's X: transmission(), once R_m is
+// known).
 void Probe::pair_classes(Profile& p, std::string& unmeasured) {
   const double payload = double(large - opt.small);
   // Classes of host pairs.
   for (int a = 0; a < S; ++a)
     for (int b = a; b < S; ++b) {
-      std::vector<double> lat, bw, xc, xm;
+      std::vector<double> lat, bw;
       for (int i = 0; i < H; ++i)
         for (int j = i + 1; j < H; ++j) {
           if (std::min(subnet_of[size_t(i)], subnet_of[size_t(j)]) != a ||
@@ -89,12 +87,6 @@ void Probe::pair_classes(Profile& p, std::string& unmeasured) {
           const double bwp = big > l ? payload / (big - l) : 0;
           lat.push_back(l);
           bw.push_back(bwp);
-          for (auto [s, r] : {std::pair<int, int>{i, j}, {j, i}}) {
-            const HostProfile& hs = p.hosts[size_t(s)];
-            const HostProfile& hr = p.hosts[size_t(r)];
-            xc.push_back(std::max(0.0, l - hs.Sc.median - hr.Rc.median));
-            xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - hs.Sm - hr.Rm) : 0.0);
-          }
         }
       if (lat.empty()) continue;
       PairClass c;
@@ -115,21 +107,15 @@ void Probe::pair_classes(Profile& p, std::string& unmeasured) {
       c.bandwidth_same_pair = opt.sequential || !(st > 0) ? 0 : same_payload / st;
       c.beta = 1.0 / c.bandwidth;
       c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
-      c.Xc = median(xc);
-      c.Xm = median(xm);
       p.classes.push_back(c);
     }
   {
-    std::vector<double> lat, bw, xc, xm;
+    std::vector<double> lat, bw;
     for (int h = 0; h < H; ++h) {
       const double l = shm[size_t(h) * 2], big = shm[size_t(h) * 2 + 1];
       if (l <= 0) continue;
-      const double bwp = big > l ? payload / (big - l) : 0;
-      const HostProfile& x = p.hosts[size_t(h)];
       lat.push_back(l);
-      bw.push_back(bwp);
-      xc.push_back(std::max(0.0, l - x.Sc.median - x.Rc.median));
-      xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - x.Sm - x.Rm) : 0.0);
+      bw.push_back(big > l ? payload / (big - l) : 0);
     }
     if (!lat.empty()) {
       PairClass c;
@@ -140,8 +126,6 @@ void Probe::pair_classes(Profile& p, std::string& unmeasured) {
       c.bandwidth_alone = 0;
       c.beta = 1.0 / c.bandwidth;
       c.alpha = std::max(0.0, c.latency - double(opt.small) * c.beta);
-      c.Xc = median(xc);
-      c.Xm = median(xm);
       p.classes.insert(p.classes.begin(), c);
     }
   }
@@ -199,26 +183,60 @@ void Probe::interfaces(Profile& p) {
 // receive (overheads() cannot tell the two apart), which the model would
 // charge twice — on the link and again on the receiver (cluster16 with one
 // card 8x slower: R_m of 5.6 ns/B on that host, scatter mispredicted by
-// 46 %). After interfaces(): capped by every pair into the host, and by
-// its classes' pair measured alone (the rounds' pairs share a blocking
-// fabric: backplane16's hosts read 7.2 ns/B of a 8 ns/B card as R_m).
+// 46 %). After interfaces(), the one place R_m is capped: by every pair
+// into the host (its shared memory included: less its own S_m), and by its
+// classes' pair measured alone (the rounds' pairs share a blocking fabric:
+// backplane16's hosts read 7.2 ns/B of a 8 ns/B card as R_m).
 void Probe::receive_copy_beyond_interfaces(Profile& p) {
   const double payload = double(large - opt.small);
   auto per_byte = [](double rate) { return rate > 0 ? 1.0 / rate : 0.0; };
   for (int j = 0; j < H; ++j) {
     HostProfile& r = p.hosts[size_t(j)];
-    auto cap = [&](double one_way_per_byte, double wire) {
-      r.Rm = std::min(r.Rm, std::max(0.0, one_way_per_byte - wire));
+    auto cap = [&](double small, double big, double wire) {
+      if (small > 0 && big > small) r.Rm = std::min(r.Rm, std::max(0.0, (big - small) / payload - wire));
     };
     for (int i = 0; i < H; ++i) {
       const size_t k = size_t(i) * size_t(H) + size_t(j);
-      if (i == j || !(pd.small_min[k] > 0) || !(pd.large_min[k] > pd.small_min[k])) continue;
+      if (i == j) continue;
       const HostProfile& s = p.hosts[size_t(i)];
-      cap((pd.large_min[k] - pd.small_min[k]) / payload, std::max({s.Sm, per_byte(s.nic_up), per_byte(r.nic_down)}));
+      cap(pd.small_min[k], pd.large_min[k], std::max({s.Sm, per_byte(s.nic_up), per_byte(r.nic_down)}));
     }
+    cap(shm[size_t(j) * 2], shm[size_t(j) * 2 + 1], r.Sm);
     for (const PairClass& c : p.classes)
       if (c.a >= 0 && (c.a == r.subnet || c.b == r.subnet) && c.bandwidth_alone > 0 && r.nic_down > 0)
-        cap(per_byte(c.bandwidth_alone), per_byte(r.nic_down));
+        r.Rm = std::min(r.Rm, std::max(0.0, per_byte(c.bandwidth_alone) - per_byte(r.nic_down)));
+  }
+}
+
+// Banikazemi's X of each class (eq. 3): latency − S_c − R_c and
+// 1/bandwidth − S_m − R_m over its pairs both ways (shared memory: each
+// host's two ranks), medians, not negative — from the overheads as capped.
+void Probe::transmission(Profile& p) {
+  const double payload = double(large - opt.small);
+  auto add = [&](std::vector<double>& xc, std::vector<double>& xm, double l, double big, const HostProfile& s,
+                 const HostProfile& r) {
+    const double bwp = big > l ? payload / (big - l) : 0;
+    xc.push_back(std::max(0.0, l - s.Sc.median - r.Rc.median));
+    xm.push_back(bwp > 0 ? std::max(0.0, 1.0 / bwp - s.Sm - r.Rm) : 0.0);
+  };
+  for (PairClass& c : p.classes) {
+    std::vector<double> xc, xm;
+    if (c.a < 0) {
+      for (int h = 0; h < H; ++h)
+        if (shm[size_t(h) * 2] > 0) add(xc, xm, shm[size_t(h) * 2], shm[size_t(h) * 2 + 1], p.hosts[size_t(h)],
+                                         p.hosts[size_t(h)]);
+    } else {
+      for (int i = 0; i < H; ++i)
+        for (int j = i + 1; j < H; ++j) {
+          if (std::min(subnet_of[size_t(i)], subnet_of[size_t(j)]) != c.a ||
+              std::max(subnet_of[size_t(i)], subnet_of[size_t(j)]) != c.b)
+            continue;
+          const size_t k = size_t(i) * size_t(H) + size_t(j);
+          add(xc, xm, pd.small_min[k], pd.large_min[k], p.hosts[size_t(i)], p.hosts[size_t(j)]);
+          add(xc, xm, pd.small_min[k], pd.large_min[k], p.hosts[size_t(j)], p.hosts[size_t(i)]);
+        }
+    }
+    if (!xc.empty()) c.Xc = median(xc), c.Xm = median(xm);
   }
 }
 
@@ -353,6 +371,7 @@ int Probe::write_profile() {
     p.hosts[h].nic_down = interface(p.hosts[h].nic_down, rack_nic[h]);
   }
   receive_copy_beyond_interfaces(p);
+  transmission(p);
   if (!found_racks.empty()) {
     // The racks explain the slowed flows the backplane experiment saw (its
     // ring crosses their links): no backplane beside them.

@@ -167,6 +167,7 @@ class Probe {
   void pair_classes(Profile& p, std::string& unmeasured);
   void interfaces(Profile& p);
   void receive_copy_beyond_interfaces(Profile& p);
+  void transmission(Profile& p);
   void backplane_of(Profile& p);
   void rack_latencies(Profile& p);
 
