@@ -199,8 +199,17 @@ def knobs_of(p: dict) -> list[Knob]:
 
 
 def apply(p: dict, knobs: list[Knob], x: list[float]) -> dict:
-    """A copy of `p` with every knob's fields scaled by exp(x)."""
-    q = json.loads(json.dumps(p))
+    """A copy of `p` with every knob's fields scaled by exp(x), its own
+    throughout (free to change)."""
+    return json.loads(json.dumps(scaled(p, knobs, x)))
+
+
+def scaled(p: dict, knobs: list[Knob], x: list[float]) -> dict:
+    """`p` with every knob's fields scaled by exp(x): the dicts and lists on
+    the way to a scaled field are copies, the rest is shared with `p` (the
+    fit reads it thousands of times, and changes none of it)."""
+    q = dict(p)
+    own = {id(q)}
     for k, xk in zip(knobs, x):
         if xk == 0:
             continue
@@ -208,7 +217,12 @@ def apply(p: dict, knobs: list[Knob], x: list[float]) -> dict:
         for path, kind in k.targets:
             obj = q
             for step in path[:-1]:
-                obj = obj[step]
+                child = obj[step]
+                if id(child) not in own:
+                    child = dict(child) if isinstance(child, dict) else list(child)
+                    own.add(id(child))
+                    obj[step] = child
+                obj = child
             if path[-1] in obj:
                 obj[path[-1]] = obj[path[-1]] * f if kind == "time" else obj[path[-1]] / f
     return q
@@ -377,7 +391,7 @@ class _Problem:
         self.alike: dict[int, list[int]] = {}  # a factor found: the others that fit as well
 
     def times(self, x):
-        return self.sim.times(apply(self.work, self.knobs, x), self.samples)
+        return self.sim.times(scaled(self.work, self.knobs, x), self.samples)
 
     def residual(self, x):
         return [lm - math.log(max(v, 1e-300)) for lm, v in zip(self.logm, self.times(x))]
@@ -528,7 +542,7 @@ def cross_validate(p: dict, iterations: int = 2, progress=None) -> list[tuple]:
             progress(f"cross-validation {i + 1}/{len(groups)}: {key[1]} {key[2]} B left out", None)
         rest = [s for s in samples if (s.layout, s.op, s.bytes) != key]
         _, x = _solve_factors(work, rest, sim, iterations)
-        after = sim.times(apply(work, knobs, x), held)
+        after = sim.times(scaled(work, knobs, x), held)
 
         def median_error(pred):
             e = sorted(abs(v - s.measured) / s.measured for v, s in zip(pred, held))
@@ -544,7 +558,7 @@ def _through_file(p: dict, read):
     fd, path = tempfile.mkstemp(prefix="hetcoll-correct-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(p, f)
+            f.write(json.dumps(p))  # json.dumps encodes in C; json.dump to a file in Python, 10x slower
         return read(path)
     finally:
         os.unlink(path)
