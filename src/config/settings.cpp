@@ -90,15 +90,16 @@ const std::vector<Setting>& settings() {
            "Where the MPI library gives MPI_THREAD_MULTIPLE (asked for or by the application), a thread also runs "
            "while the rank is blocked in a collective hetcoll left to the native library. docs/mpi.md says what "
            "overlap to expect with each."),
-      choice("HETCOLL_LEARN", &V::learn, kLearnExact, {kLearnExact, kLearnAll, kLearnOff}, Agreed::by_value,
-             "exact, 1 or 0",
+      choice("HETCOLL_LEARN", &V::learn, kLearnAll, {kLearnAll, kLearnExact, kLearnOff}, Agreed::by_value,
+             "1, exact or 0",
              "a blocking collective called often is timed in the job — the planner's choice, the native MPI and "
              "the model's next candidates — and every rank keeps the fastest (the slowest rank's time), at the same "
-             "call; followed again when its time drifts. 'exact': only where every candidate gives the same bits "
-             "(data movement; integer, min/max, logical and bitwise reductions); '1': floating-point reductions too "
-             "(their last bits then follow what the job measured); '0': never",
-             "docs/learning.md: the rule, what exploring may cost (2 % of the call's time), how drift is seen, why "
-             "floating-point reductions wait for '1', what non-blocking and persistent calls do (they run what the "
+             "call; followed again when its time drifts. '1': every such call, floating-point reductions too (their "
+             "last bits follow the algorithm the job kept, which may differ run to run); 'exact': only where every "
+             "candidate gives the same bits (data movement; integer, min/max, logical and bitwise reductions), for "
+             "the same bits run after run; '0': never",
+             "docs/learning.md: the rule, what exploring may cost (2 % of the call's time), how drift is seen, when "
+             "to choose 'exact' (and how to have both: learn once, save, run the saved profile), what non-blocking and persistent calls do (they run what the "
              "blocking calls of the same size learned, and are not timed: overlap hides their time). Ranks must "
              "agree on it (it adds an exchange every so many calls). Also 'true'/'false', 'yes'/'no', 'on'/'off' "
              "for 1 and 0. Not with HETCOLL_ALGO or HETCOLL_TABLE's forced choices, nor gatherv, scatterv and "

@@ -33,7 +33,7 @@ struct SettingValues {
   std::string debug;            // HETCOLL_DEBUG
   bool disable = false;         // HETCOLL_DISABLE
   bool progress_thread = false;  // HETCOLL_PROGRESS_THREAD
-  std::string learn;            // HETCOLL_LEARN: kLearnExact, kLearnAll or kLearnOff
+  std::string learn;            // HETCOLL_LEARN: kLearnAll, kLearnExact or kLearnOff
   std::string learn_save;       // HETCOLL_LEARN_SAVE
   double hang_timeout = 0;      // HETCOLL_HANG_TIMEOUT, seconds (0: never)
 };

@@ -217,8 +217,8 @@ std::shared_ptr<const Compiled> learned_for(CommState& st, const std::shared_ptr
     case Learns::not_these_bits:  // said once per collective and communicator, under explain
       if (form == Form::blocking && t_in_scope && runtime().explain && st.info.rank == 0)
         say_once(cat(name, st.comm_name.empty() ? std::string() : cat(" on ", st.comm_name),
-                     ": floating-point reductions are not learned under HETCOLL_LEARN=exact, the default (their "
-                     "last bits would follow what the job measured); HETCOLL_LEARN=1 learns them"));
+                     ": floating-point reductions are not learned under HETCOLL_LEARN=exact (their last bits "
+                     "would follow what the job measured); HETCOLL_LEARN=1, the default, learns them"));
       return decided;
   }
   LearnedSite* s = nullptr;

@@ -19,9 +19,9 @@ Runtime& runtime() {
     Configuration read = read_configuration();
     c->settings = read.settings;
     c->explain = read.explain();
-    c->learn = c->settings.learn == kLearnOff   ? LearnMode::off
-               : c->settings.learn == kLearnAll ? LearnMode::all
-                                                : LearnMode::exact;
+    c->learn = c->settings.learn == kLearnOff     ? LearnMode::off
+               : c->settings.learn == kLearnExact ? LearnMode::exact
+                                                  : LearnMode::all;
     c->model_source = read.model_source;
     c->table = read.table;
     c->table_digest = read.table_digest;

@@ -64,7 +64,7 @@ launch(algo_on_one_rank "${world}HETCOLL_ALGO is 'allreduce:0-inf:@ring_allreduc
 launch(disable_on_one_rank "${world}HETCOLL_DISABLE is '1' on rank 0 but '0' on ranks 1-2"
        ${split} "1|HETCOLL_DISABLE=1" "2")
 # Learning on some ranks only would have them wait for exchanges the others never make.
-launch(learn_off_on_one_rank "${world}HETCOLL_LEARN is '0' on rank 0 but 'exact' on ranks 1-2"
+launch(learn_off_on_one_rank "${world}HETCOLL_LEARN is '0' on rank 0 but '1' on ranks 1-2"
        ${split} "1|HETCOLL_LEARN=off" "2")
 launch(hockney_crossovers "HETCOLL_PROFILE is 'hockney:alpha=1us,beta=1ns' on rank 0 but 'hockney:alpha=100us,beta=0.01ns' on ranks 1-2"
        ${split} "1|HETCOLL_PROFILE=hockney:alpha=1us,beta=1ns" "2|HETCOLL_PROFILE=hockney:alpha=100us,beta=0.01ns")

@@ -84,7 +84,7 @@ def test_config_says_every_problem_as_the_mpi_layer_does(run_cli, monkeypatch, t
             ("HETCOLL_HANG_TIMEOUT", "-1", "HETCOLL_HANG_TIMEOUT='-1' is not a number of seconds"),
             ("HETCOLL_DISABLE", "maybe", "HETCOLL_DISABLE='maybe' is not 1 or 0: ignored"),
             ("HETCOLL_DEBUG", "verbose", "HETCOLL_DEBUG='verbose' is not explain, 1 or 0: ignored"),
-            ("HETCOLL_LEARN", "sometimes", "HETCOLL_LEARN='sometimes' is not exact, 1 or 0: ignored (exact used)"),
+            ("HETCOLL_LEARN", "sometimes", "HETCOLL_LEARN='sometimes' is not 1, exact or 0: ignored (1 used)"),
             ("HETCOLL_TABLE", str(bad_table), "HETCOLL_TABLE ignored: "),
             ("HETCOLL_PROFIL", "x", "unknown variable HETCOLL_PROFIL ignored (did you mean HETCOLL_PROFILE?)")]:
         with monkeypatch.context() as m:
@@ -98,10 +98,10 @@ def test_config_says_every_problem_as_the_mpi_layer_does(run_cli, monkeypatch, t
     assert code == 0 and "warning" not in err, err
 
 
-def test_learn_takes_exact_and_a_flags_words(run_cli, monkeypatch):
-    """HETCOLL_LEARN is a choice of exact (the default), 1 and 0; a flag's
-    words name 1 and 0 (HETCOLL_LEARN=off must never mean 'exact')."""
-    for value, landed in [(None, "exact"), ("", "exact"), ("exact", "exact"), ("1", "1"), ("0", "0"),
+def test_learn_is_on_by_default_and_takes_exact_and_a_flags_words(run_cli, monkeypatch):
+    """HETCOLL_LEARN is a choice of 1 (the default), exact and 0; a flag's
+    words name 1 and 0 (HETCOLL_LEARN=off must never mean 'exact', nor the default)."""
+    for value, landed in [(None, "1"), ("", "1"), ("exact", "exact"), ("1", "1"), ("0", "0"),
                           ("on", "1"), ("TRUE", "1"), ("yes", "1"), ("off", "0"), ("False", "0"), ("no", "0")]:
         with monkeypatch.context() as m:
             if value is None:

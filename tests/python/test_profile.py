@@ -315,8 +315,7 @@ def test_a_job_that_learned_writes_the_profile_the_next_job_decides_by(local_pro
     profile.write_text(local_profile.read_text())
     learned = tmp_path / "learned.json"
     sites = "allreduce:64k,bcast:1k,reduce:8"
-    first, err = _job(3, 300, sites, HETCOLL_PROFILE=str(profile), HETCOLL_LEARN="1",
-                      HETCOLL_LEARN_SAVE=str(learned))
+    first, err = _job(3, 300, sites, HETCOLL_PROFILE=str(profile), HETCOLL_LEARN_SAVE=str(learned))  # learning's default
     said = [l for l in err.splitlines() if "HETCOLL_LEARN_SAVE" in l]
     import re
 
@@ -348,8 +347,8 @@ def test_a_job_that_learned_writes_the_profile_the_next_job_decides_by(local_pro
     # What it cannot write, it says once, and the job's results stay right.
     learning = {"HETCOLL_PROFILE": str(profile), "HETCOLL_LEARN": "1"}
     for calls, settings, why in [(300, {"HETCOLL_PROFILE": str(profile), "HETCOLL_LEARN": "0"}, "HETCOLL_LEARN is off"),
-                                 # The default learns no floating-point reduction (bench_job's allreduce sums doubles).
-                                 (300, {"HETCOLL_PROFILE": str(profile)}, "HETCOLL_LEARN=exact learns no floating"),
+                                 # 'exact' learns no floating-point reduction (bench_job's allreduce sums doubles).
+                                 (300, {"HETCOLL_PROFILE": str(profile), "HETCOLL_LEARN": "exact"}, "HETCOLL_LEARN=exact learns no floating"),
                                  (300, {"HETCOLL_LEARN": "1"}, "the model is not a profile"),
                                  (3, learning, "no collective of MPI_COMM_WORLD settled"),
                                  (300, learning, "cannot write")]:
