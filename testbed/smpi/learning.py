@@ -6,7 +6,9 @@ For each case (a platform and the model hetcoll plans on: its probed profile,
 collective and size, build/smpi/smpi_bench runs a job's view (--calls N):
 N calls of SMPI's own collective (its default selector: "native"), N of
 hetcoll's choice without learning ("fixed") and N with HETCOLL_LEARN=1
-("learned"), every call from a common start, every result checked. A row:
+("learned"; --learn exact, or --learn default: the variable unset, as a
+job that sets nothing), every call from a common start, every result
+checked. A row:
 
   native, fixed, learned   the median call of each (learned: of the last half,
                            after warm-up)
@@ -20,6 +22,7 @@ hetcoll's choice without learning ("fixed") and N with HETCOLL_LEARN=1
 
     testbed/smpi/learning.py [--calls N] [--cases NAME,...] [--ops OP,...]
                              [--sizes B,...] [--out DIR] [--jobs N]
+                             [--learn 1|exact|default]
     testbed/smpi/learning.py --drift [--calls N] [--ops OP] [--sizes B] [--profile P] [--out DIR]
 
 Writes DIR/learning.json (every row, every call) and DIR/learning.md.
@@ -79,13 +82,19 @@ def bench_json(platform, np, bench_args, env, what, timeout=3600):
     return json.loads(lines[-1])
 
 
-def job(case, op, size, calls, learn):
+def job(case, op, size, calls, learn, setting="1"):
+    """One job of `calls` calls: learning off, or under HETCOLL_LEARN=setting
+    ("default": unset, the library's own default)."""
     platform, np, profile = CASES[case]
     env = dict(os.environ)
     env.pop("HETCOLL_PROFILE", None)
     if profile:
         env["HETCOLL_PROFILE"] = str(profile)
-    env["HETCOLL_LEARN"] = "1" if learn else "0"
+    env.pop("HETCOLL_LEARN", None)
+    if not learn:
+        env["HETCOLL_LEARN"] = "0"
+    elif setting != "default":
+        env["HETCOLL_LEARN"] = setting
     return bench_json(platform, np, [op, size, "--hetcoll", "--calls", calls], env,
                       f"{case} {op} {size} learn={learn}")
 
@@ -237,6 +246,8 @@ def main():
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "smpi_learning"))
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--learn", choices=["1", "exact", "default"], default="1",
+                    help="HETCOLL_LEARN of the learning job (default: unset, the library's own default)")
     ap.add_argument("--drift", action="store_true", help="the drift job (see above)")
     ap.add_argument("--retable", action="store_true", help="rewrite DIR/learning.md from DIR/learning.json")
     ap.add_argument("--profile", default=str(PROFILES / "two_subnets.json"),
@@ -267,7 +278,7 @@ def main():
     work = [(c, op, int(s)) for c in cases for op in a.ops.split(",") for s in a.sizes.split(",")]
     rows = []
     with cf.ThreadPoolExecutor(a.jobs) as pool:
-        futures = {w: (pool.submit(job, *w, a.calls, False), pool.submit(job, *w, a.calls, True)) for w in work}
+        futures = {w: (pool.submit(job, *w, a.calls, False), pool.submit(job, *w, a.calls, True, a.learn)) for w in work}
         for w in work:
             fixed, learned = (f.result() for f in futures[w])
             rows.append(row(*w, fixed, learned))
