@@ -2,10 +2,12 @@
 // different threads at the same time, each verified; learning in the job
 // (HETCOLL_LEARN's default) times and switches them meanwhile, so each
 // thread only checks that hetcoll ran some of its calls.
-//   mpirun -n K mpi_threads
+//   mpirun -n K mpi_threads [--iterations N]   (300 calls a thread unless N)
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -22,7 +24,15 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 77;
   }
-  const int threads = 3, iters = 300;
+  const int threads = 3;
+  int iters = 300;
+  if (argc == 3 && std::strcmp(argv[1], "--iterations") == 0 && std::atoi(argv[2]) > 0) {
+    iters = std::atoi(argv[2]);
+  } else if (argc != 1) {
+    if (rank == 0) std::fprintf(stderr, "mpi_threads: usage: mpi_threads [--iterations N]\n");
+    MPI_Finalize();
+    return 2;
+  }
   std::vector<MPI_Comm> comms(threads);
   for (auto& c : comms) MPI_Comm_dup(MPI_COMM_WORLD, &c);
   std::vector<long> bad(threads, 0), hetcoll_ran(threads, 0);
